@@ -1,0 +1,42 @@
+#pragma once
+// A fixed-capacity vector of ivals: the fold's storage for sizes and strides. No allocation, so a
+// fold is a handful of stores and works inside constant evaluation.
+#include "integers.hpp"
+
+namespace lazyview {
+
+template <int N>
+struct ivals {
+  int n = 0;
+  ival v[N > 0 ? N : 1]{};
+
+  constexpr ival& operator[](int i) { return v[i]; }
+  constexpr const ival& operator[](int i) const { return v[i]; }
+  constexpr void push_back(ival x) { v[n++] = x; }
+  constexpr void insert(int at, ival x) {
+    for (int i = n; i > at; --i) v[i] = v[i - 1];
+    v[at] = x;
+    ++n;
+  }
+  constexpr void erase(int at) {
+    for (int i = at; i + 1 < n; ++i) v[i] = v[i + 1];
+    --n;
+  }
+  /// Product of the values (static when every factor is, or when one is a static 0).
+  constexpr ival product() const {
+    ival p = sv(1);
+    for (int i = 0; i < n; ++i) p = p * v[i];
+    return p;
+  }
+};
+
+using shape_vec = ivals<max_rank>;
+
+/// Copies values into an error record's list.
+template <int N>
+constexpr void to_list(const ivals<N>& s, index_t* out, int& count) {
+  count = s.n;
+  for (int i = 0; i < s.n && i < max_rank; ++i) out[i] = s[i].v;
+}
+
+}  // namespace lazyview

@@ -1,0 +1,81 @@
+#pragma once
+// copy() and contiguous(): fold both sides, plan once, run one fused loop nest.
+#include <type_traits>
+
+#include "kernels.hpp"
+#include "tensor.hpp"
+#include "threads.hpp"
+
+namespace lazyview {
+
+namespace detail {
+
+template <class E>
+decltype(auto) chain_of(const E& e) {
+  if constexpr (requires { e.ref(); })
+    return e.ref();
+  else
+    return (e);
+}
+
+template <class T, int L1, int L2>
+void execute(const fold_state<L1>& sf, const T* src, const fold_state<L2>& df, T* dst, threads th) {
+  if (sf.empty || df.empty || sf.numel().v == 0) return;
+  const copy_plan p = make_plan(sf, df);
+  const index_t total = outer_count(p);
+  const unsigned n = resolve_threads(th);
+  // Small copies stay on the calling thread: a thread start costs more than 64 KiB of copying.
+  const unsigned use = p.numel * static_cast<index_t>(sizeof(T)) < (index_t{1} << 16) ? 1u : n;
+  if (p.plain())
+    parallel_for(total, use, [&](index_t a, index_t b) { run_plain(p, src, dst, a, b); });
+  else
+    parallel_for(total, use, [&](index_t a, index_t b) { run_general(p, sf, src, dst, a, b); });
+}
+
+}  // namespace detail
+
+/// Writes src into dst (any writable view of equal sizes), in one fused pass.
+/// @pre sizes equal (else shape_error); dst is a view of its memory (else shape_error).
+/// Example: copy(x.view(B,C,H/2,2,W/2,2).permute(0,2,4,1,3,5), out.view(B,H/2,W/2,C,2,2)).
+template <class Src, class Dst>
+void copy(const Src& src_expr, const Dst& dst_expr, threads th = {}) {
+  const auto& src = detail::chain_of(src_expr);
+  const auto& dst = detail::chain_of(dst_expr);
+  using S = std::remove_cvref_t<decltype(src)>;
+  using D = std::remove_cvref_t<decltype(dst)>;
+  static_assert(S::rank == D::rank, "lazyview: copy(): source and destination ranks differ");
+  static_assert(!std::is_const_v<typename D::value_type>, "lazyview: copy(): the destination is read-only (const T)");
+  static_assert(std::is_same_v<std::remove_const_t<typename S::value_type>, typename D::value_type>,
+                "lazyview: copy(): source and destination element types differ");
+  decltype(auto) sf = fold(src);
+  decltype(auto) df = fold(dst);
+  bool same = true;
+  for (int i = 0; i < S::rank; ++i) same = same && sf.sizes[i].v == df.sizes[i].v;
+  if (!same) {
+    error_info e;
+    e.code = err::copy_mismatch;
+    to_list(sf.sizes, e.a, e.na);
+    to_list(df.sizes, e.b, e.nb);
+    throw_error(e);
+  }
+  if (!df.view)
+    throw shape_error(
+        "copy(): the destination is not a view of its memory (a reshape in its chain copies in PyTorch); "
+        "write into a view instead");
+  detail::execute(sf, src.base(), df, dst.base(), th);
+}
+
+/// contiguous(): a new owning row-major tensor holding e's values.
+template <class E>
+tensor<std::remove_const_t<typename E::value_type>, E::rank> evaluate_contiguous(const E& e) {
+  using T = std::remove_const_t<typename E::value_type>;
+  decltype(auto) sf = fold(e);
+  std::array<index_t, E::rank> sizes{};
+  for (int i = 0; i < E::rank; ++i) sizes[static_cast<std::size_t>(i)] = sf.sizes[i].v;
+  tensor<T, E::rank> out(sizes, typename tensor<T, E::rank>::uninitialized{});
+  auto dst = out.ref();
+  detail::execute(sf, e.base(), fold(dst), out.data(), threads{1});
+  return out;
+}
+
+}  // namespace lazyview

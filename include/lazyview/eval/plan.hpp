@@ -1,0 +1,194 @@
+#pragma once
+// The copy plan: the source's folded layout and the destination's strides, refined onto one
+// list of loop dims (size, source stride, destination stride), coalesced and ordered. Kept as its
+// own stage so kernels can change without touching fold.
+//
+// Both sides are row-major decompositions of the same flat index: the source over its modes, the
+// destination over its dims. Walking both from the inner end and splitting whichever side's mode
+// the other divides gives a common refinement; a place where neither divides (a new dim cutting
+// inside an old one) becomes a segment whose offsets are computed with div/mod, for that loop
+// dim only.
+#include <algorithm>
+
+#include "../fold/fold.hpp"
+
+namespace lazyview {
+
+inline constexpr int max_loops = 2 * max_modes;
+
+/// One loop of the plan. A segment loop (seg >= 0) maps its index through div/mod.
+struct loop_dim {
+  index_t n = 1, ss = 0, ds = 0;
+  int seg = -1;
+};
+
+/// A segment: the source and destination modes that one loop index decomposes over (row-major).
+struct segment {
+  int ns = 0, nd = 0;
+  index_t sm[max_modes]{}, sst[max_modes]{}, dm[max_modes]{}, dst[max_modes]{};
+  constexpr index_t src_offset(index_t g) const {
+    index_t off = 0;
+    for (int m = ns - 1; m >= 0; --m) {
+      off += (g % sm[m]) * sst[m];
+      g /= sm[m];
+    }
+    return off;
+  }
+  constexpr index_t dst_offset(index_t g) const {
+    index_t off = 0;
+    for (int m = nd - 1; m >= 0; --m) {
+      off += (g % dm[m]) * dst[m];
+      g /= dm[m];
+    }
+    return off;
+  }
+};
+
+/// The plan: loops outermost first, the source/destination base offsets, and how the source
+/// offset maps to memory (lower levels) when the fold stacked levels.
+struct copy_plan {
+  int nloops = 0;
+  loop_dim loops[max_loops];
+  int nseg = 0;
+  segment segs[max_rank];
+  index_t src_offset = 0, dst_offset = 0;
+  index_t numel = 0;
+  bool mapped = false;  ///< source offsets are virtual: map them through the lower levels
+
+  /// True when every loop is plain strided (the fast kernels apply).
+  constexpr bool plain() const { return nseg == 0 && !mapped; }
+};
+
+namespace detail {
+
+struct mode_cursor {
+  const index_t* m;
+  const index_t* st;
+  int j;           // next mode to take, moving outward
+  index_t cur_m = 1, cur_s = 0;
+  constexpr bool next() {
+    while (j >= 0 && m[j] == 1) --j;
+    if (j < 0) return false;
+    cur_m = m[j];
+    cur_s = st[j];
+    --j;
+    return true;
+  }
+};
+
+}  // namespace detail
+
+/// Builds the plan for copying `src` (any fold) into `dst` (a view of equal sizes).
+/// @pre neither is empty; src.sizes == dst.sizes; dst.view.
+/// Example: src (4,3):(1,4) reshaped (2,6) [physical [(2,6)->(3,4):(1,3)]], dst (2,6):(6,1)
+///          -> one segment loop of 12 (src div/mod over (3,4):(1,3), dst over (12):(1)).
+template <int L1, int L2>
+constexpr copy_plan make_plan(const fold_state<L1>& src, const fold_state<L2>& dst) {
+  copy_plan p;
+  p.numel = src.numel().v;
+  const level& sl = src.top();
+  const level& dl = dst.top();
+  p.src_offset = sl.offset.v;
+  p.dst_offset = dl.offset.v;
+  p.mapped = src.nlev > 1;
+  // Destination dims in the source's internal order, as modes.
+  index_t dm[max_rank]{}, dst_[max_rank]{};
+  for (int i = 0; i < src.rank(); ++i) {
+    const int k = sl.internal(i);
+    dm[k] = dst.sizes[i].v;
+    dst_[k] = dst.strides[i].v;
+  }
+  (void)dl;
+  index_t sm[max_modes]{}, sst[max_modes]{};
+  for (int j = 0; j < sl.msize.n; ++j) {
+    sm[j] = sl.msize[j].v;
+    sst[j] = sl.mstride[j].v;
+  }
+  detail::mode_cursor a{sm, sst, sl.msize.n - 1}, b{dm, dst_, src.rank() - 1};
+  loop_dim rev[max_loops];
+  int nl = 0;
+  bool ha = a.next(), hb = b.next();
+  while (ha && hb) {
+    if (a.cur_m == b.cur_m) {
+      rev[nl++] = {a.cur_m, a.cur_s, b.cur_s, -1};
+      ha = a.next();
+      hb = b.next();
+    } else if (b.cur_m % a.cur_m == 0) {
+      rev[nl++] = {a.cur_m, a.cur_s, b.cur_s, -1};
+      b.cur_s *= a.cur_m;
+      b.cur_m /= a.cur_m;
+      ha = a.next();
+    } else if (a.cur_m % b.cur_m == 0) {
+      rev[nl++] = {b.cur_m, a.cur_s, b.cur_s, -1};
+      a.cur_s *= b.cur_m;
+      a.cur_m /= b.cur_m;
+      hb = b.next();
+    } else {
+      // Neither divides: collect both sides until their products meet.
+      segment& sg = p.segs[p.nseg];
+      index_t ps = a.cur_m, pd = b.cur_m;
+      index_t ssz[max_modes], sst2[max_modes], dsz[max_modes], dst2[max_modes];
+      int ns = 0, nd = 0;
+      ssz[ns] = a.cur_m, sst2[ns++] = a.cur_s;
+      dsz[nd] = b.cur_m, dst2[nd++] = b.cur_s;
+      ha = a.next();
+      hb = b.next();
+      while (ps != pd) {
+        if (ps < pd) {
+          ssz[ns] = a.cur_m, sst2[ns++] = a.cur_s;
+          ps *= a.cur_m;
+          ha = a.next();
+        } else {
+          dsz[nd] = b.cur_m, dst2[nd++] = b.cur_s;
+          pd *= b.cur_m;
+          hb = b.next();
+        }
+      }
+      sg.ns = ns;
+      sg.nd = nd;
+      for (int q = 0; q < ns; ++q) sg.sm[q] = ssz[ns - 1 - q], sg.sst[q] = sst2[ns - 1 - q];
+      for (int q = 0; q < nd; ++q) sg.dm[q] = dsz[nd - 1 - q], sg.dst[q] = dst2[nd - 1 - q];
+      rev[nl++] = {ps, 0, 0, p.nseg++};
+    }
+  }
+  // Outermost first, then coalesce loops contiguous on both sides.
+  for (int i = 0; i < nl; ++i) {
+    const loop_dim& d = rev[nl - 1 - i];
+    if (p.nloops > 0) {
+      loop_dim& o = p.loops[p.nloops - 1];
+      if (o.seg < 0 && d.seg < 0 && o.ss == d.n * d.ss && o.ds == d.n * d.ds) {
+        o.n *= d.n;
+        o.ss = d.ss;
+        o.ds = d.ds;
+        continue;
+      }
+    }
+    p.loops[p.nloops++] = d;
+  }
+  // Loop order: destination-sequential (outer loops by decreasing |destination stride|), which
+  // keeps the unit-stride run of the destination innermost.
+  if (p.nseg == 0) {
+    std::stable_sort(p.loops, p.loops + p.nloops, [](const loop_dim& x, const loop_dim& y) {
+      const index_t ax = x.ds < 0 ? -x.ds : x.ds, ay = y.ds < 0 ? -y.ds : y.ds;
+      return ax > ay;
+    });
+    int w = 0;
+    for (int i = 0; i < p.nloops; ++i) {
+      if (w > 0) {
+        loop_dim& o = p.loops[w - 1];
+        const loop_dim& d = p.loops[i];
+        if (o.ss == d.n * d.ss && o.ds == d.n * d.ds) {
+          o.n *= d.n;
+          o.ss = d.ss;
+          o.ds = d.ds;
+          continue;
+        }
+      }
+      p.loops[w++] = p.loops[i];
+    }
+    p.nloops = w;
+  }
+  return p;
+}
+
+}  // namespace lazyview

@@ -1,0 +1,232 @@
+#pragma once
+// Op nodes' parameters: a hana::basic_tuple of the arguments as the caller gave them (c<N> stays
+// static and takes no storage, integers become index_t), and a tag naming the PyTorch rule.
+#include <boost/hana/basic_tuple.hpp>
+#include <boost/hana/unpack.hpp>
+#include <string>
+
+#include "../diag/static_check.hpp"
+
+namespace lazyview {
+
+namespace hana = boost::hana;
+
+/// c<N> and friends normalise to integral_constant<index_t, N>; integers to index_t.
+template <class A>
+struct norm_arg {
+  using type = index_t;
+};
+template <class A>
+  requires static_int<A>
+struct norm_arg<A> {
+  using type = hana::integral_constant<index_t, static_cast<index_t>(std::remove_cvref_t<A>::value)>;
+};
+template <class A>
+using norm_t = typename norm_arg<std::remove_cvref_t<A>>::type;
+
+template <class Tup>
+inline constexpr bool all_static_v = false;
+template <class... A>
+inline constexpr bool all_static_v<hana::basic_tuple<A...>> = (static_int<A> && ...);
+
+template <class Tup>
+inline constexpr int tuple_size_v = 0;
+template <class... A>
+inline constexpr int tuple_size_v<hana::basic_tuple<A...>> = sizeof...(A);
+
+/// The arguments as fold values.
+template <class Tup>
+constexpr shape_vec args_of(const Tup& t) {
+  return hana::unpack(t, [](const auto&... x) {
+    shape_vec v;
+    (v.push_back(to_ival(x)), ...);
+    return v;
+  });
+}
+
+/// The i-th static argument's value (for ops whose rank depends on it).
+template <class Tup, int I>
+inline constexpr index_t static_arg_v = 0;
+template <int I, class... A>
+inline constexpr index_t static_arg_v<hana::basic_tuple<A...>, I> =
+    std::remove_cvref_t<decltype(hana::at_c<I>(hana::basic_tuple<A...>{}))>::value;
+
+/// A node's parameters: Tag is the rule, Tup the arguments.
+template <class Tag, class Tup>
+struct op {
+  using tag = Tag;
+  using diag_tag = typename Tag::diag_tag;
+  static constexpr bool is_static = all_static_v<Tup>;
+  template <int R>
+  static constexpr int out_rank = Tag::template out_rank<R, Tup>;
+
+  [[no_unique_address]] Tup args{};
+
+  template <int L>
+  constexpr void apply(fold_state<L>& s) const {
+    Tag::apply(s, args_of(args));
+  }
+  template <int L>
+    requires is_static
+  static constexpr void apply_static(fold_state<L>& s) {
+    Tag::apply(s, args_of(Tup{}));
+  }
+  /// "view(2, _3)": the call as written, `_` marking static arguments.
+  std::string str() const {
+    std::string out = std::string(Tag::name) + "(";
+    int i = 0;
+    hana::unpack(args, [&](const auto&... x) {
+      ((out += (i++ ? ", " : "") + std::string(static_int<decltype(x)> ? "_" : "") +
+               std::to_string(to_ival(x).v)),
+       ...);
+    });
+    return out + ")";
+  }
+};
+
+namespace tags {
+
+struct view {
+  using diag_tag = diag::op_view;
+  static constexpr const char* name = "view";
+  template <int R, class Tup>
+  static constexpr int out_rank = tuple_size_v<Tup>;
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_view(s, a); }
+};
+struct reshape {
+  using diag_tag = diag::op_reshape;
+  static constexpr const char* name = "reshape";
+  template <int R, class Tup>
+  static constexpr int out_rank = tuple_size_v<Tup>;
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_reshape(s, a); }
+};
+struct permute {
+  using diag_tag = diag::op_permute;
+  static constexpr const char* name = "permute";
+  template <int R, class Tup>
+  static constexpr int out_rank = R;
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_permute(s, a); }
+};
+struct transpose {
+  using diag_tag = diag::op_transpose;
+  static constexpr const char* name = "transpose";
+  template <int R, class Tup>
+  static constexpr int out_rank = R;
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_transpose(s, a[0], a[1]); }
+};
+struct t {
+  using diag_tag = diag::op_transpose;
+  static constexpr const char* name = "t";
+  template <int R, class Tup>
+  static constexpr int out_rank = R;
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec&) {
+    if (s.rank() == 2) op_transpose(s, sv(0), sv(1));
+  }
+};
+struct flatten {
+  using diag_tag = diag::op_flatten;
+  static constexpr const char* name = "flatten";
+  template <int R, class Tup>
+  static constexpr int out_rank = [] {
+    if (R == 0) return 1;
+    index_t a = static_arg_v<Tup, 0>, b = static_arg_v<Tup, 1>;
+    a = a < 0 ? a + R : a;
+    b = b < 0 ? b + R : b;
+    return (a >= 0 && b < R && a <= b) ? static_cast<int>(R - (b - a)) : R;
+  }();
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_flatten(s, a[0], a[1]); }
+};
+struct unflatten {
+  using diag_tag = diag::op_unflatten;
+  static constexpr const char* name = "unflatten";
+  template <int R, class Tup>
+  static constexpr int out_rank = R - 1 + (tuple_size_v<Tup> - 1);
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec& a) {
+    shape_vec parts;
+    for (int i = 1; i < a.n; ++i) parts.push_back(a[i]);
+    op_unflatten(s, a[0], parts);
+  }
+};
+struct squeeze {
+  using diag_tag = diag::op_squeeze;
+  static constexpr const char* name = "squeeze";
+  template <int R, class Tup>
+  static constexpr int out_rank = R - 1;
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_squeeze(s, a[0]); }
+};
+struct unsqueeze {
+  using diag_tag = diag::op_unsqueeze;
+  static constexpr const char* name = "unsqueeze";
+  template <int R, class Tup>
+  static constexpr int out_rank = R + 1;
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_unsqueeze(s, a[0]); }
+};
+struct expand {
+  using diag_tag = diag::op_expand;
+  static constexpr const char* name = "expand";
+  template <int R, class Tup>
+  static constexpr int out_rank = tuple_size_v<Tup>;
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_expand(s, a); }
+};
+struct narrow {
+  using diag_tag = diag::op_narrow;
+  static constexpr const char* name = "narrow";
+  template <int R, class Tup>
+  static constexpr int out_rank = R;
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_narrow(s, a[0], a[1], a[2]); }
+};
+struct select {
+  using diag_tag = diag::op_select;
+  static constexpr const char* name = "select";
+  template <int R, class Tup>
+  static constexpr int out_rank = R - 1;
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_select(s, a[0], a[1]); }
+};
+struct slice {
+  using diag_tag = diag::op_slice;
+  static constexpr const char* name = "slice";
+  template <int R, class Tup>
+  static constexpr int out_rank = R;
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_slice(s, a[0], a[1], a[2], a[3]); }
+};
+struct movedim {
+  using diag_tag = diag::op_movedim;
+  static constexpr const char* name = "movedim";
+  template <int R, class Tup>
+  static constexpr int out_rank = R;
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_movedim(s, a[0], a[1]); }
+};
+struct diagonal {
+  using diag_tag = diag::op_diagonal;
+  static constexpr const char* name = "diagonal";
+  template <int R, class Tup>
+  static constexpr int out_rank = R - 1;
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_diagonal(s, a[0], a[1], a[2]); }
+};
+struct unfold {
+  using diag_tag = diag::op_unfold;
+  static constexpr const char* name = "unfold";
+  template <int R, class Tup>
+  static constexpr int out_rank = R + 1;
+  template <int L>
+  static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_unfold(s, a[0], a[1], a[2]); }
+};
+
+}  // namespace tags
+
+}  // namespace lazyview

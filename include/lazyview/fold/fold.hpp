@@ -1,0 +1,110 @@
+#pragma once
+// Folding a chain: run each node's rule over one state, innermost first. A chain whose every
+// value is static folds once, at compile time, into a constexpr variable; a dynamic chain folds
+// into a stack object in a handful of stores per op, never allocating.
+#include <type_traits>
+
+#include "ops.hpp"
+
+namespace lazyview {
+
+/// What fold() needs from an expression type (leaves and nodes alike).
+template <class E>
+concept foldable = requires {
+  { E::rank } -> std::convertible_to<int>;
+  { E::depth } -> std::convertible_to<int>;
+  { E::is_static } -> std::convertible_to<bool>;
+};
+
+/// Level capacity of the fold of E: one per op plus the base.
+template <class E>
+inline constexpr int levels_of = E::depth + 1;
+
+template <class E>
+using fold_state_of = fold_state<levels_of<E>>;
+
+namespace detail {
+
+/// Plain recursion: every node's rule, innermost first.
+template <class E, int L>
+constexpr void fold_all(fold_state<L>& s, const E& e) {
+  if constexpr (E::depth == 0) {
+    e.fold_leaf_into(s);
+  } else {
+    fold_all(s, e.child);
+    if (!s.error) e.op.apply(s);
+  }
+}
+
+}  // namespace detail
+
+namespace detail {
+
+/// The fold of a static chain from its type alone (no object is read).
+template <class E, int L>
+constexpr void fold_static(fold_state<L>& s) {
+  if constexpr (E::depth == 0) {
+    E::fold_static_leaf_into(s);
+  } else {
+    fold_static<typename E::child_type>(s);
+    if (!s.error) E::op_type::apply_static(s);
+  }
+}
+
+}  // namespace detail
+
+/// The fold of a static chain, computed once per type at compile time.
+template <class E>
+inline constexpr fold_state_of<E> static_fold_v = [] {
+  fold_state_of<E> s;
+  detail::fold_static<E>(s);
+  return s;
+}();
+
+namespace detail {
+
+/// Like fold_all, but a static prefix is copied from its constexpr fold instead of re-folded.
+template <class E, int L>
+constexpr void fold_into(fold_state<L>& s, const E& e) {
+  if constexpr (E::is_static) {
+    s = widen<L>(static_fold_v<E>);
+  } else if constexpr (E::depth == 0) {
+    e.fold_leaf_into(s);
+  } else {
+    fold_into(s, e.child);
+    if (!s.error) e.op.apply(s);
+  }
+}
+
+template <class E>
+constexpr fold_state_of<E> fold_runtime(const E& e) {
+  fold_state_of<E> s;
+  fold_into(s, e);
+  return s;
+}
+
+}  // namespace detail
+
+/// Folds `e` into one state: PyTorch-visible sizes/strides/is_view plus the physical layout.
+/// Zero work for a static chain (a reference to its constexpr fold).
+/// Example: from_blob<1,16,8,6>(p).view<1,16,4,2,3,2>().permute<0,2,4,1,3,5>().reshape<1,12,64>()
+///          folds to (_12,_64):... physically ((_4,_3),(_16,_2,_2)):((_12,_2),(_48,_6,_1)), not a view.
+template <foldable E>
+constexpr decltype(auto) fold(const E& e) {
+  if constexpr (E::is_static)
+    return (static_fold_v<E>);  // a const reference to the constexpr fold
+  else
+    return detail::fold_runtime(e);
+}
+
+/// Physical offset (in elements from the base pointer) of logical index idx.
+/// @pre the state is not empty and idx is in range.
+template <int L>
+constexpr index_t element_offset(const fold_state<L>& s, const index_t* idx) {
+  const level& top = s.top();
+  index_t off = top.offset.v + level_offset(top, idx);
+  for (int k = s.nlev - 2; k >= 0; --k) off = level_offset_flat(s.lv[k], off);
+  return off;
+}
+
+}  // namespace lazyview

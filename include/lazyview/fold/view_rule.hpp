@@ -1,0 +1,157 @@
+#pragma once
+// PyTorch's shape rules on the strides PyTorch would show: -1 inference (at::infer_size),
+// contiguity (c10::_compute_contiguous) and the view rule (at::computeStride).
+#include "../core/error.hpp"
+#include "../core/small_vec.hpp"
+
+namespace lazyview {
+
+/// Resolves one -1 in `req` against `numel`.
+/// @pre  `req` as the caller wrote it. @post on success every entry is >= 0 and multiplies to numel.
+/// Example: numel 24, [-1,4] -> [6,4]; numel 24, [5,5] -> numel_mismatch "shape '[5, 5]' ...".
+constexpr error_info infer_size(shape_vec& req, ival numel) {
+  error_info e;
+  int infer = -1;
+  ival newsize = sv(1);
+  for (int i = 0; i < req.n; ++i) {
+    if (req[i].v == -1) {
+      if (infer >= 0) {
+        e.code = err::two_inferred;
+        to_list(req, e.a, e.na);
+        return e;
+      }
+      infer = i;
+    } else if (req[i].v >= 0) {
+      newsize = newsize * req[i];
+    } else {
+      e.code = err::invalid_size;
+      e.x = req[i].v;
+      return e;
+    }
+  }
+  if (numel == newsize || (infer >= 0 && newsize.v > 0 && numel.v % newsize.v == 0)) {
+    if (infer >= 0) req[infer] = numel / newsize;
+    return e;
+  }
+  to_list(req, e.a, e.na);
+  if (infer >= 0 && newsize.v == 0) {
+    e.code = err::infer_ambiguous;
+  } else {
+    e.code = err::numel_mismatch;
+    e.x = numel.v;
+  }
+  return e;
+}
+
+/// Row-major strides of `sizes`, PyTorch style (a size-0 or size-1 dim counts as 1 for the dims
+/// before it). Example: (2,3,4) -> (12,4,1); (2,0,3) -> (3,3,1).
+constexpr shape_vec contiguous_strides(const shape_vec& sizes) {
+  shape_vec st;
+  st.n = sizes.n;
+  ival acc = sv(1);
+  for (int i = sizes.n - 1; i >= 0; --i) {
+    st[i] = acc;
+    acc = acc * (sizes[i].v > 1 ? sizes[i] : sv(1));
+  }
+  return st;
+}
+
+/// PyTorch's is_contiguous: empty tensors always; size-1 dims are ignored.
+/// Example: (1,6):(100,1) is contiguous; (2,3):(1,2) is not.
+constexpr bool is_contiguous_layout(const shape_vec& sizes, const shape_vec& strides) {
+  index_t expected = 1;
+  for (int i = 0; i < sizes.n; ++i)
+    if (sizes[i].v == 0) return true;
+  for (int i = sizes.n - 1; i >= 0; --i) {
+    if (sizes[i].v == 1) continue;
+    if (strides[i].v != expected) return false;
+    expected *= sizes[i].v;
+  }
+  return true;
+}
+
+/// Outcome of the view rule; on failure, which new dim straddles which chunk of old dims.
+struct view_rule_result {
+  bool ok = false;
+  shape_vec strides;
+  int bad_new_dim = -1;            ///< the new dim that does not fit inside one chunk
+  int chunk_first = -1, chunk_last = -1;  ///< the old chunk (dims) it was being matched against
+};
+
+/// at::computeStride: strides for viewing (old_sz, old_st) as new_sz, if every new dim lies
+/// inside one run of mutually contiguous old dims. @pre numel(new_sz) == numel(old_sz).
+/// Example: (2,4,3):(12,1,4) as (2,1,4,3) -> (12,4,1,4); (4,6):(6,1) sliced to (4,4):(6,1) as
+/// (16) -> fails (new dim 0 spans chunks {0} and {1}).
+constexpr view_rule_result compute_stride(const shape_vec& old_sz, const shape_vec& old_st, const shape_vec& new_sz) {
+  view_rule_result r;
+  r.strides.n = new_sz.n;
+  if (old_sz.n == 0) {
+    for (int i = 0; i < new_sz.n; ++i) r.strides[i] = sv(1);
+    r.ok = true;
+    return r;
+  }
+  ival numel = old_sz.product();
+  if (numel.v == 0) {
+    bool same = old_sz.n == new_sz.n;
+    for (int i = 0; same && i < old_sz.n; ++i) same = old_sz[i].v == new_sz[i].v;
+    if (same) {
+      r.strides = old_st;
+    } else {
+      ival acc = sv(1);
+      for (int i = new_sz.n - 1; i >= 0; --i) {
+        r.strides[i] = acc;
+        acc = acc * (new_sz[i].v > 1 ? new_sz[i] : sv(1));
+      }
+    }
+    r.ok = true;
+    return r;
+  }
+  int v = new_sz.n - 1;
+  ival base = old_st[old_sz.n - 1];
+  ival t_cnt = sv(1), v_cnt = sv(1);
+  int chunk_last = old_sz.n - 1;
+  for (int t = old_sz.n - 1; t >= 0; --t) {
+    t_cnt = t_cnt * old_sz[t];
+    bool chunk_ends = t == 0 || (old_sz[t - 1].v != 1 && old_st[t - 1].v != (t_cnt * base).v);
+    if (!chunk_ends) continue;
+    while (v >= 0 && (v_cnt.v < t_cnt.v || new_sz[v].v == 1)) {
+      r.strides[v] = v_cnt * base;
+      v_cnt = v_cnt * new_sz[v];
+      --v;
+    }
+    if (v_cnt.v != t_cnt.v) {
+      r.bad_new_dim = v + 1;
+      r.chunk_first = t;
+      r.chunk_last = chunk_last;
+      return r;
+    }
+    if (t > 0) {
+      base = old_st[t - 1];
+      t_cnt = sv(1);
+      v_cnt = sv(1);
+      chunk_last = t - 1;
+    }
+  }
+  if (v != -1) {
+    r.bad_new_dim = v;
+    return r;
+  }
+  r.ok = true;
+  return r;
+}
+
+/// maybe_wrap_dim: maps d in [-n, n-1] to [0, n-1] (a 0-d tensor wraps as if it had one dim).
+/// On failure fills the PyTorch IndexError and returns -1.
+constexpr index_t wrap_dim(index_t d, int n, error_info& e) {
+  index_t m = n > 0 ? n : 1;
+  if (d < -m || d > m - 1) {
+    e.code = err::dim_out_of_range;
+    e.x = d;
+    e.y = -m;
+    e.z = m - 1;
+    return -1;
+  }
+  return d < 0 ? d + m : d;
+}
+
+}  // namespace lazyview
