@@ -93,7 +93,7 @@ struct expr_ops {
   constexpr auto make(A... a) const {
     using Tup = hana::basic_tuple<norm_t<A>...>;
     using Child = std::remove_cvref_t<decltype(start())>;
-    return detail::checked(node<Child, op<Tag, Tup>>(start(), op<Tag, Tup>{Tup{detail::norm(a)...}}));
+    return detail::checked(node<Child, op<Tag, Tup>>(start(), op<Tag, Tup>(Tup{detail::norm(a)...})));
   }
   template <class Tag, std::size_t... I, class Dim>
   constexpr auto make_list(Dim d, const index_t* v, std::index_sequence<I...>) const {

@@ -60,11 +60,25 @@ struct op {
   template <int R>
   static constexpr int out_rank = Tag::template out_rank<R, Tup>;
 
-  [[no_unique_address]] Tup args{};
+  // All-static arguments live in the type only (a tuple of equal empty constants would still
+  // take a byte each).
+  struct no_args {};
+  [[no_unique_address]] std::conditional_t<is_static, no_args, Tup> args{};
+
+  constexpr op() = default;
+  constexpr explicit op(const Tup& t) {
+    if constexpr (!is_static) args = t;
+  }
+  constexpr Tup arguments() const {
+    if constexpr (is_static)
+      return Tup{};
+    else
+      return args;
+  }
 
   template <int L>
   constexpr void apply(fold_state<L>& s) const {
-    Tag::apply(s, args_of(args));
+    Tag::apply(s, args_of(arguments()));
   }
   template <int L>
     requires is_static
@@ -75,7 +89,7 @@ struct op {
   std::string str() const {
     std::string out = std::string(Tag::name) + "(";
     int i = 0;
-    hana::unpack(args, [&](const auto&... x) {
+    hana::unpack(arguments(), [&](const auto&... x) {
       ((out += (i++ ? ", " : "") + std::string(static_int<decltype(x)> ? "_" : "") +
                std::to_string(to_ival(x).v)),
        ...);

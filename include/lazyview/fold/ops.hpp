@@ -216,7 +216,8 @@ constexpr void op_narrow(fold_state<L>& s, ival dim, ival start, ival length) {
     s.error.z = n;
     return;
   }
-  fold_slice(s, d, st, st + length.v, sv(1));
+  const bool known = start.s && length.s && s.sizes[d].s;
+  fold_slice(s, d, ival{st, known}, ival{st + length.v, known}, sv(1));
 }
 
 /// select(d, i): drops dim d at index i (negative counts from the end).
@@ -245,7 +246,7 @@ constexpr void op_slice(fold_state<L>& s, ival dim, ival start, ival end, ival s
     s.error.x = step.v;
     return;
   }
-  fold_slice(s, d, start.v, end.v, step);
+  fold_slice(s, d, start, end, step);
 }
 
 /// diagonal(offset, d1, d2). Example: (2,3,4) diagonal(-1, 0, 2) -> (3,1):(4,13), offset 12.
@@ -262,7 +263,7 @@ constexpr void op_diagonal(fold_state<L>& s, ival offset, ival dim1, ival dim2) 
     s.error.y = dim2.v;
     return;
   }
-  fold_diagonal(s, offset.v, a, b);
+  fold_diagonal(s, offset, a, b);
 }
 
 /// unfold(d, size, step): windows of `size` every `step` along d, as a new last dim.

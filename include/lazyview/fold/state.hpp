@@ -230,13 +230,15 @@ constexpr void fold_permute(fold_state<L>& s, const int* p) {
 /// slice with a wrapped dim and step > 0; start/end clamp as in PyTorch.
 /// Example: (4,6):(6,1) slice(1, 1, 5, 2) -> (4,2):(6,2), offset 1.
 template <int L>
-constexpr void fold_slice(fold_state<L>& s, int i, index_t start, index_t end, ival step) {
+constexpr void fold_slice(fold_state<L>& s, int i, ival start_, ival end_, ival step) {
+  const bool known = start_.s && end_.s && step.s && s.sizes[i].s;
+  index_t start = start_.v, end = end_.v;
   const index_t n = s.sizes[i].v;
   if (start < 0) start += n;
   if (end < 0) end += n;
   start = start < 0 ? 0 : (start >= n ? n : start);
   end = end < start ? start : (end >= n ? n : end);
-  const ival len = dv((end - start + step.v - 1) / step.v);
+  const ival len = {(end - start + step.v - 1) / step.v, known};
   if (start == 0 && end == n && step.v == 1) return;  // whole dim: sizes and strides unchanged
   s.sizes[i] = len;
   s.strides[i] = s.strides[i] * step;
@@ -249,7 +251,7 @@ constexpr void fold_slice(fold_state<L>& s, int i, index_t start, index_t end, i
   level& l = s.top();
   const bool has_mode = l.modes_of(k) == 1;
   const ival st = has_mode ? l.mstride[l.bound[k]] : sv(0);
-  l.offset = l.offset + dv(start) * st;
+  l.offset = l.offset + ival{start, known} * st;
   l.isz[k] = len;
   if (has_mode) {
     const int m = l.bound[k];
@@ -274,7 +276,12 @@ constexpr void fold_select(fold_state<L>& s, int i, ival idx) {
   if (s.empty) return;
   const int k = detail::clean_dim(s, i, max_modes);
   level& l = s.top();
-  l.offset = l.offset + dv(decompose(l, idx.v, l.bound[k], l.bound[k + 1]));
+  ival off = sv(0), rest = idx;
+  for (int m = l.bound[k + 1] - 1; m >= l.bound[k]; --m) {
+    off = off + (rest % l.msize[m]) * l.mstride[m];
+    rest = rest / l.msize[m];
+  }
+  l.offset = l.offset + off;
   detail::erase_internal(l, i);
 }
 
@@ -322,7 +329,8 @@ constexpr void fold_expand(fold_state<L>& s, const shape_vec& target) {
 
 /// diagonal with wrapped, distinct dims. Example: (3,4):(4,1) diagonal(1, 0, 1) -> (3):(5), offset 1.
 template <int L>
-constexpr void fold_diagonal(fold_state<L>& s, index_t off, int d1, int d2) {
+constexpr void fold_diagonal(fold_state<L>& s, ival off_, int d1, int d2) {
+  const index_t off = off_.v;
   const ival n1 = s.sizes[d1], n2 = s.sizes[d2];
   index_t len = off >= 0 ? (n1.v < n2.v - off ? n1.v : n2.v - off) : (n1.v + off < n2.v ? n1.v + off : n2.v);
   if (len < 0) len = 0;
@@ -332,7 +340,8 @@ constexpr void fold_diagonal(fold_state<L>& s, index_t off, int d1, int d2) {
   s.sizes.erase(lo);
   s.strides.erase(hi);
   s.strides.erase(lo);
-  s.sizes.push_back(dv(len));
+  const ival vlen = {len, off_.s && n1.s && n2.s};
+  s.sizes.push_back(vlen);
   s.strides.push_back(st);
   if (s.empty) return;
   if (len == 0) {
@@ -348,10 +357,10 @@ constexpr void fold_diagonal(fold_state<L>& s, index_t off, int d1, int d2) {
     return l.modes_of(k) == 1 ? l.mstride[l.bound[k]] : sv(0);
   };
   const ival s1 = mode_stride(d1), s2 = mode_stride(d2);
-  l.offset = l.offset + (off >= 0 ? dv(off) * s2 : dv(-off) * s1);
+  l.offset = l.offset + (off >= 0 ? off_ * s2 : ival{-off, off_.s} * s1);
   detail::erase_internal(l, hi);
   detail::erase_internal(l, lo);
-  detail::append_internal(l, dv(len), s1 + s2);
+  detail::append_internal(l, vlen, s1 + s2);
 }
 
 /// unfold(d, size, step) validated: dim d becomes (n-size)/step+1 windows, a last dim of `size`.

@@ -29,17 +29,18 @@ constexpr error_info infer_size(shape_vec& req, ival numel) {
       return e;
     }
   }
-  if (numel == newsize || (infer >= 0 && newsize.v > 0 && numel.v % newsize.v == 0)) {
-    if (infer >= 0) req[infer] = numel / newsize;
-    return e;
-  }
   to_list(req, e.a, e.na);
-  if (infer >= 0 && newsize.v == 0) {
-    e.code = err::infer_ambiguous;
-  } else {
-    e.code = err::numel_mismatch;
-    e.x = numel.v;
+  if (numel == newsize || (infer >= 0 && newsize.v > 0 && numel.v % newsize.v == 0)) {
+    if (infer < 0) return error_info{};
+    if (newsize.v == 0) {  // numel is 0 too: any size fits the -1
+      e.code = err::infer_ambiguous;
+      return e;
+    }
+    req[infer] = numel / newsize;
+    return error_info{};
   }
+  e.code = err::numel_mismatch;
+  e.x = numel.v;
   return e;
 }
 
