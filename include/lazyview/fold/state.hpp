@@ -66,10 +66,15 @@ namespace detail {
 
 /// Stacks a level that addresses the current logical shape as a virtual row-major buffer.
 /// @post the new top is flat and aligned, every dim clean with at most one mode.
+/// The lower level's logical shape is the top level's current one (ops update the physical side
+/// after deciding to stack, so the PyTorch-side sizes may already be the op's result).
 template <int L>
 constexpr void push_level(fold_state<L>& s) {
+  const level& below = s.top();
+  shape_vec sizes;
+  for (int i = 0; i < below.rank(); ++i) sizes.push_back(below.logical_size(i));
   level& l = s.lv[s.nlev++];
-  set_flat(l, s.sizes, contiguous_strides(s.sizes), sv(0));
+  set_flat(l, sizes, contiguous_strides(sizes), sv(0));
 }
 
 /// The top level with its permutation folded away, stacking a level if that is impossible.
