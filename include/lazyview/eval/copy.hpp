@@ -2,6 +2,7 @@
 // copy() and contiguous(): fold both sides, plan once, run one fused loop nest.
 #include <type_traits>
 
+#include "engine.hpp"
 #include "kernels.hpp"
 #include "tensor.hpp"
 #include "threads.hpp"
@@ -26,9 +27,18 @@ void execute(const fold_state<L1>& sf, const T* src, const fold_state<L2>& df, T
   const unsigned n = resolve_threads(th);
   // Small copies stay on the calling thread: a thread start costs more than 64 KiB of copying.
   const unsigned use = p.numel * static_cast<index_t>(sizeof(T)) < (index_t{1} << 16) ? 1u : n;
-  if (p.plain())
-    parallel_for(total, use, [&](index_t a, index_t b) { run_plain(p, src, dst, a, b); });
-  else
+  if (p.plain()) {
+    const engine_plan ep = make_engine_plan(p, static_cast<index_t>(sizeof(T)));
+    std::vector<index_t> offA, offB;
+    if (ep.kind == engine_plan::transpose) {
+      kernels::group_offsets(ep.ga, ep.na, true, offA);
+      kernels::group_offsets(ep.gb, ep.nb, false, offB);
+    }
+    const char* s = reinterpret_cast<const char*>(src);
+    char* d = reinterpret_cast<char*>(dst);
+    parallel_for(ep.work_units(), use,
+                 [&](index_t a, index_t b) { run_engine(ep, s, d, a, b, offA.data(), offB.data()); });
+  } else
     parallel_for(total, use, [&](index_t a, index_t b) { run_general(p, sf, src, dst, a, b); });
 }
 

@@ -1,0 +1,267 @@
+#pragma once
+// The engine: a plain copy_plan turned into bytes and specialised.
+//   1. The run contiguous on both sides becomes one wide element (FLUX pack: 2 fp32 = 8 bytes);
+//      a run longer than 64 bytes stays a memcpy per outer iteration.
+//   2. If the unit-stride loops of the two sides differ, the plan is a batched 2-D transpose:
+//      group A (contiguous in the destination) and group B (contiguous in the source) are grown
+//      to about 64 elements each, and tiles of T x T wide elements move through registers
+//      (kernels/micro). Rows of a tile are addressed through small offset tables, so a group may
+//      combine dims with unrelated strides on its other side.
+//   3. Otherwise one strided inner loop of wide elements.
+// Outer loops are split over threads in balanced chunks.
+#include <cstring>
+#include <vector>
+
+#include "kernels.hpp"
+#include "microkernels.hpp"
+
+namespace lazyview {
+
+/// A loop in bytes.
+struct byte_loop {
+  index_t n = 1, ss = 0, ds = 0;
+};
+
+/// The specialised plan.
+struct engine_plan {
+  enum kind_t { run, transpose, strided } kind = run;
+  int elem = 1;            ///< bytes per (wide) element
+  index_t run_bytes = 0;   ///< kind run: contiguous bytes per outer iteration
+  int nouter = 0;
+  byte_loop outer[max_loops];  ///< outermost first
+  int na = 0, nb = 0;
+  byte_loop ga[max_loops], gb[max_loops];  ///< transpose groups, innermost member first
+  index_t nA = 1, nB = 1;
+  byte_loop inner;         ///< kind strided
+  index_t src_off = 0, dst_off = 0;
+  index_t blocks_a = 1;    ///< kind transpose: blocks of group A (a thread work unit)
+
+  index_t outer_count() const {
+    index_t n = 1;
+    for (int k = 0; k < nouter; ++k) n *= outer[k].n;
+    return n;
+  }
+  index_t work_units() const { return outer_count() * (kind == transpose ? blocks_a : 1); }
+};
+
+namespace kernels {
+
+/// Tile size of the micro-kernel for E-byte elements on this target.
+constexpr int tile_of(int E) {
+  switch (E) {
+    case 1: return micro<1>::T;
+    case 2: return micro<2>::T;
+    case 4: return micro<4>::T;
+    case 8: return micro<8>::T;
+    case 16: return micro<16>::T;
+    case 32: return micro<32>::T;
+    case 64: return micro<64>::T;
+    default: return 1;
+  }
+}
+
+}  // namespace kernels
+
+inline constexpr index_t transpose_group_target = 64;
+inline constexpr index_t transpose_block_a = 64;
+
+constexpr bool is_pow2_upto64(index_t b) { return b == 1 || b == 2 || b == 4 || b == 8 || b == 16 || b == 32 || b == 64; }
+
+/// Specialises a plain plan for elements of `size` bytes.
+/// Example: FLUX pack fp32 (1,16,128,128): wide element 8 bytes; A = (ph, c) (32 elements,
+/// contiguous in the destination), B = (iw) (64, contiguous in the source); outer = (ih).
+inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
+  engine_plan e;
+  e.src_off = p.src_offset * size;
+  e.dst_off = p.dst_offset * size;
+  byte_loop l[max_loops];
+  int n = p.nloops;
+  for (int k = 0; k < n; ++k) l[k] = {p.loops[k].n, p.loops[k].ss * size, p.loops[k].ds * size};
+  index_t E = size;
+  if (n > 0 && l[n - 1].ss == E && l[n - 1].ds == E) {
+    const index_t R = l[n - 1].n * E;
+    --n;
+    if (is_pow2_upto64(R)) {
+      E = R;
+    } else {
+      e.kind = engine_plan::run;
+      e.run_bytes = R;
+      e.nouter = n;
+      for (int k = 0; k < n; ++k) e.outer[k] = l[k];
+      return e;
+    }
+  }
+  e.elem = static_cast<int>(E);
+  if (n == 0 || !is_pow2_upto64(E)) {
+    e.kind = engine_plan::run;
+    e.run_bytes = E;
+    e.nouter = n;
+    for (int k = 0; k < n; ++k) e.outer[k] = l[k];
+    if (n > 0 && !is_pow2_upto64(E)) {  // odd element sizes: strided loop of memcpy'd elements
+      e.kind = engine_plan::strided;
+      e.inner = l[n - 1];
+      e.nouter = n - 1;
+    }
+    return e;
+  }
+  int a0 = -1, b0 = -1;
+  for (int k = n - 1; k >= 0; --k) {
+    if (a0 < 0 && l[k].ds == E) a0 = k;
+    if (b0 < 0 && l[k].ss == E) b0 = k;
+  }
+  bool used[max_loops]{};
+  if (a0 >= 0 && b0 >= 0 && a0 != b0 && kernels::tile_of(static_cast<int>(E)) > 1) {
+    e.kind = engine_plan::transpose;
+    used[a0] = used[b0] = true;
+    e.ga[e.na++] = l[a0];
+    e.nA = l[a0].n;
+    for (bool grown = true; grown && e.nA < transpose_group_target;) {
+      grown = false;
+      for (int k = 0; k < n; ++k)
+        if (!used[k] && l[k].ds == e.nA * E) {
+          used[k] = grown = true;
+          e.ga[e.na++] = l[k];
+          e.nA *= l[k].n;
+          break;
+        }
+    }
+    e.gb[e.nb++] = l[b0];
+    e.nB = l[b0].n;
+    for (bool grown = true; grown && e.nB < transpose_group_target;) {
+      grown = false;
+      for (int k = 0; k < n; ++k)
+        if (!used[k] && l[k].ss == e.nB * E) {
+          used[k] = grown = true;
+          e.gb[e.nb++] = l[k];
+          e.nB *= l[k].n;
+          break;
+        }
+    }
+    for (int k = 0; k < n; ++k)
+      if (!used[k]) e.outer[e.nouter++] = l[k];
+    e.blocks_a = (e.nA + transpose_block_a - 1) / transpose_block_a;
+    return e;
+  }
+  e.kind = engine_plan::strided;
+  const int in = a0 >= 0 ? a0 : (b0 >= 0 ? b0 : n - 1);
+  e.inner = l[in];
+  for (int k = 0; k < n; ++k)
+    if (k != in) e.outer[e.nouter++] = l[k];
+  return e;
+}
+
+namespace kernels {
+
+/// Offsets (bytes) of every index of a group on one side; members innermost first.
+inline void group_offsets(const byte_loop* g, int ng, bool src_side, std::vector<index_t>& out) {
+  index_t total = 1;
+  for (int m = 0; m < ng; ++m) total *= g[m].n;
+  out.assign(static_cast<std::size_t>(total), 0);
+  index_t span = 1;
+  for (int m = 0; m < ng; ++m) {
+    const index_t st = src_side ? g[m].ss : g[m].ds;
+    for (index_t i = 0; i < total; ++i) out[static_cast<std::size_t>(i)] += ((i / span) % g[m].n) * st;
+    span *= g[m].n;
+  }
+}
+
+template <int E>
+void transpose_block(const engine_plan& p, const char* s, char* d, const index_t* offA, const index_t* offB,
+                     index_t a_begin, index_t a_end) {
+  constexpr int T = micro<E>::T;
+  const char* srows[T > 0 ? T : 1];
+  char* drows[T > 0 ? T : 1];
+  const index_t nB = p.nB;
+  index_t b = 0;
+  for (; b + T <= nB; b += T) {
+    index_t a = a_begin;
+    for (; a + T <= a_end; a += T) {
+      for (int i = 0; i < T; ++i) {
+        srows[i] = s + offA[a + i] + b * E;
+        drows[i] = d + (a)*E + offB[b + i];
+      }
+      micro<E>::run(srows, drows);
+    }
+    for (; a < a_end; ++a)
+      for (int j = 0; j < T; ++j) copy_elem<E>(s + offA[a] + (b + j) * E, d + a * E + offB[b + j]);
+  }
+  for (; b < nB; ++b)
+    for (index_t a = a_begin; a < a_end; ++a) copy_elem<E>(s + offA[a] + b * E, d + a * E + offB[b]);
+}
+
+template <int E>
+void strided_loop(const char* s, char* d, index_t n, index_t ss, index_t ds) {
+  for (index_t i = 0; i < n; ++i) copy_elem<E>(s + i * ss, d + i * ds);
+}
+
+}  // namespace kernels
+
+/// Runs work units [first, last) of an engine plan.
+/// (A unit is one outer iteration, times one block of group A for transposes.)
+inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t first, index_t last,
+                       const index_t* offA, const index_t* offB) {
+  const index_t units_per_outer = p.kind == engine_plan::transpose ? p.blocks_a : 1;
+  index_t idx[max_loops]{};
+  index_t outer_it = first / units_per_outer;
+  index_t rem = outer_it;
+  const char* s = src + p.src_off;
+  char* d = dst + p.dst_off;
+  for (int k = p.nouter - 1; k >= 0; --k) {
+    idx[k] = rem % p.outer[k].n;
+    rem /= p.outer[k].n;
+    s += idx[k] * p.outer[k].ss;
+    d += idx[k] * p.outer[k].ds;
+  }
+  for (index_t u = first; u < last;) {
+    // one outer iteration (or part of it)
+    switch (p.kind) {
+      case engine_plan::run:
+        std::memcpy(d, s, static_cast<std::size_t>(p.run_bytes));
+        ++u;
+        break;
+      case engine_plan::strided:
+        switch (p.elem) {
+          case 1: kernels::strided_loop<1>(s, d, p.inner.n, p.inner.ss, p.inner.ds); break;
+          case 2: kernels::strided_loop<2>(s, d, p.inner.n, p.inner.ss, p.inner.ds); break;
+          case 4: kernels::strided_loop<4>(s, d, p.inner.n, p.inner.ss, p.inner.ds); break;
+          case 8: kernels::strided_loop<8>(s, d, p.inner.n, p.inner.ss, p.inner.ds); break;
+          case 16: kernels::strided_loop<16>(s, d, p.inner.n, p.inner.ss, p.inner.ds); break;
+          case 32: kernels::strided_loop<32>(s, d, p.inner.n, p.inner.ss, p.inner.ds); break;
+          case 64: kernels::strided_loop<64>(s, d, p.inner.n, p.inner.ss, p.inner.ds); break;
+          default:
+            for (index_t i = 0; i < p.inner.n; ++i)
+              std::memcpy(d + i * p.inner.ds, s + i * p.inner.ss, static_cast<std::size_t>(p.elem));
+        }
+        ++u;
+        break;
+      case engine_plan::transpose: {
+        const index_t blk_first = u % units_per_outer;
+        const index_t blk_last = std::min(units_per_outer, blk_first + (last - u));
+        const index_t a_begin = blk_first * transpose_block_a;
+        const index_t a_end = std::min(p.nA, blk_last * transpose_block_a);
+        switch (p.elem) {
+          case 1: kernels::transpose_block<1>(p, s, d, offA, offB, a_begin, a_end); break;
+          case 2: kernels::transpose_block<2>(p, s, d, offA, offB, a_begin, a_end); break;
+          case 4: kernels::transpose_block<4>(p, s, d, offA, offB, a_begin, a_end); break;
+          case 8: kernels::transpose_block<8>(p, s, d, offA, offB, a_begin, a_end); break;
+          case 16: kernels::transpose_block<16>(p, s, d, offA, offB, a_begin, a_end); break;
+          case 32: kernels::transpose_block<32>(p, s, d, offA, offB, a_begin, a_end); break;
+          case 64: kernels::transpose_block<64>(p, s, d, offA, offB, a_begin, a_end); break;
+        }
+        u += blk_last - blk_first;
+        if (blk_last < units_per_outer) continue;  // the range ended inside this outer iteration
+        break;
+      }
+    }
+    for (int k = p.nouter - 1; k >= 0; --k) {  // odometer step of the outer loops
+      s += p.outer[k].ss;
+      d += p.outer[k].ds;
+      if (++idx[k] < p.outer[k].n) break;
+      s -= p.outer[k].n * p.outer[k].ss;
+      d -= p.outer[k].n * p.outer[k].ds;
+      idx[k] = 0;
+    }
+  }
+}
+
+}  // namespace lazyview

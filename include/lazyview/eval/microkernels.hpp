@@ -1,0 +1,138 @@
+#pragma once
+// In-register transposes of T x T tiles of E-byte elements (HPTT-style micro-kernels), picked at
+// compile time from the target flags: AVX2 8x8 for 4-byte and 4x4 for 8-byte elements, SSE2 8x8
+// for 2-byte, 4x4 for 4-byte and 2x2 for 8-byte ones, and a portable element loop otherwise.
+// A tile reads T source rows (each T elements contiguous) and writes T destination rows; rows
+// are given as pointers, so either side's rows may come from any mix of dims.
+#include <cstring>
+
+#if defined(__SSE2__) || defined(_M_X64)
+#include <immintrin.h>
+#define LAZYVIEW_HAVE_SSE2 1
+#endif
+
+namespace lazyview::kernels {
+
+/// Copies one E-byte element (a fixed-size memcpy compiles to plain moves).
+template <int E>
+inline void copy_elem(const char* s, char* d) {
+  std::memcpy(d, s, E);
+}
+
+/// Portable fallback: a 1x1 "tile".
+template <int E>
+struct micro {
+  static constexpr int T = 1;
+  static void run(const char* const* s, char* const* d) { copy_elem<E>(s[0], d[0]); }
+};
+
+#if defined(LAZYVIEW_HAVE_SSE2)
+
+template <>
+struct micro<2> {
+  static constexpr int T = 8;
+  static void run(const char* const* s, char* const* d) {
+    const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[0]));
+    const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[1]));
+    const __m128i r2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[2]));
+    const __m128i r3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[3]));
+    const __m128i r4 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[4]));
+    const __m128i r5 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[5]));
+    const __m128i r6 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[6]));
+    const __m128i r7 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[7]));
+    const __m128i a0 = _mm_unpacklo_epi16(r0, r1), a1 = _mm_unpackhi_epi16(r0, r1);
+    const __m128i a2 = _mm_unpacklo_epi16(r2, r3), a3 = _mm_unpackhi_epi16(r2, r3);
+    const __m128i a4 = _mm_unpacklo_epi16(r4, r5), a5 = _mm_unpackhi_epi16(r4, r5);
+    const __m128i a6 = _mm_unpacklo_epi16(r6, r7), a7 = _mm_unpackhi_epi16(r6, r7);
+    const __m128i b0 = _mm_unpacklo_epi32(a0, a2), b1 = _mm_unpackhi_epi32(a0, a2);
+    const __m128i b2 = _mm_unpacklo_epi32(a1, a3), b3 = _mm_unpackhi_epi32(a1, a3);
+    const __m128i b4 = _mm_unpacklo_epi32(a4, a6), b5 = _mm_unpackhi_epi32(a4, a6);
+    const __m128i b6 = _mm_unpacklo_epi32(a5, a7), b7 = _mm_unpackhi_epi32(a5, a7);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[0]), _mm_unpacklo_epi64(b0, b4));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[1]), _mm_unpackhi_epi64(b0, b4));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[2]), _mm_unpacklo_epi64(b1, b5));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[3]), _mm_unpackhi_epi64(b1, b5));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[4]), _mm_unpacklo_epi64(b2, b6));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[5]), _mm_unpackhi_epi64(b2, b6));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[6]), _mm_unpacklo_epi64(b3, b7));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[7]), _mm_unpackhi_epi64(b3, b7));
+  }
+};
+
+#if defined(__AVX2__)
+
+template <>
+struct micro<4> {
+  static constexpr int T = 8;
+  static void run(const char* const* s, char* const* d) {
+    __m256 r[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(reinterpret_cast<const float*>(s[i]));
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    _mm256_storeu_ps(reinterpret_cast<float*>(d[0]), _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps(reinterpret_cast<float*>(d[1]), _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps(reinterpret_cast<float*>(d[2]), _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps(reinterpret_cast<float*>(d[3]), _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps(reinterpret_cast<float*>(d[4]), _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps(reinterpret_cast<float*>(d[5]), _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps(reinterpret_cast<float*>(d[6]), _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps(reinterpret_cast<float*>(d[7]), _mm256_permute2f128_ps(u3, u7, 0x31));
+  }
+};
+
+template <>
+struct micro<8> {
+  static constexpr int T = 4;
+  static void run(const char* const* s, char* const* d) {
+    const __m256d r0 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[0]));
+    const __m256d r1 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[1]));
+    const __m256d r2 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[2]));
+    const __m256d r3 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[3]));
+    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    _mm256_storeu_pd(reinterpret_cast<double*>(d[0]), _mm256_permute2f128_pd(t0, t2, 0x20));
+    _mm256_storeu_pd(reinterpret_cast<double*>(d[1]), _mm256_permute2f128_pd(t1, t3, 0x20));
+    _mm256_storeu_pd(reinterpret_cast<double*>(d[2]), _mm256_permute2f128_pd(t0, t2, 0x31));
+    _mm256_storeu_pd(reinterpret_cast<double*>(d[3]), _mm256_permute2f128_pd(t1, t3, 0x31));
+  }
+};
+
+#else  // SSE2 only
+
+template <>
+struct micro<4> {
+  static constexpr int T = 4;
+  static void run(const char* const* s, char* const* d) {
+    __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(s[0]));
+    __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(s[1]));
+    __m128 r2 = _mm_loadu_ps(reinterpret_cast<const float*>(s[2]));
+    __m128 r3 = _mm_loadu_ps(reinterpret_cast<const float*>(s[3]));
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    _mm_storeu_ps(reinterpret_cast<float*>(d[0]), r0);
+    _mm_storeu_ps(reinterpret_cast<float*>(d[1]), r1);
+    _mm_storeu_ps(reinterpret_cast<float*>(d[2]), r2);
+    _mm_storeu_ps(reinterpret_cast<float*>(d[3]), r3);
+  }
+};
+
+template <>
+struct micro<8> {
+  static constexpr int T = 2;
+  static void run(const char* const* s, char* const* d) {
+    const __m128d r0 = _mm_loadu_pd(reinterpret_cast<const double*>(s[0]));
+    const __m128d r1 = _mm_loadu_pd(reinterpret_cast<const double*>(s[1]));
+    _mm_storeu_pd(reinterpret_cast<double*>(d[0]), _mm_unpacklo_pd(r0, r1));
+    _mm_storeu_pd(reinterpret_cast<double*>(d[1]), _mm_unpackhi_pd(r0, r1));
+  }
+};
+
+#endif  // __AVX2__
+#endif  // SSE2
+
+}  // namespace lazyview::kernels
