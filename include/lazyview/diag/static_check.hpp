@@ -14,6 +14,9 @@ namespace lazyview::diag {
 template <index_t... V>
 struct sizes {};
 
+/// What a rejected op returns after its diagnostic: nothing usable, so no second error follows.
+struct rejected_chain {};
+
 template <class...>
 inline constexpr bool always_false = false;
 
@@ -132,9 +135,37 @@ inline constexpr auto error_b =
 
 }  // namespace detail
 
+/// The rank of a dynamic input (its sizes are not known at compile time).
+template <int R>
+struct dynamic_rank {};
+
+namespace detail {
+template <class E>
+inline constexpr auto expr_sizes = first_n<static_cast<std::size_t>(E::rank)>(static_fold_v<E>.sizes);
+}  // namespace detail
+
 /// An array variable's values as a type: sizes<2, 3, 4>.
 template <const auto& A>
 using sizes_t = decltype(detail::sizes_of<A>(std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(A)>>>{}));
+
+/// The input of an op as a type: sizes<2, 3, 4> when static, dynamic_rank<3> otherwise.
+template <class E>
+constexpr auto input_of() {
+  if constexpr (E::is_static)
+    return sizes_t<detail::expr_sizes<E>>{};
+  else
+    return dynamic_rank<E::rank>{};
+}
+template <class E>
+using input_t = decltype(input_of<E>());
+
+template <class Op, class In, class Dims>
+constexpr rejected_chain permute_count() {
+  static_assert(always_false<Op, In, Dims>,
+                "lazyview: permute() needs exactly one dim per input dimension; the number of dims differs from "
+                "the rank");
+  return {};
+}
 
 /// Raises the diagnostic for node type N when its static fold failed at N's own op.
 /// @pre N::is_static.
@@ -147,13 +178,15 @@ constexpr void check() {
     using In = sizes_t<detail::input_sizes<N>>;
     using A = sizes_t<detail::error_a<N>>;
     using X = sizes<e.x, e.y, e.z>;
-    if constexpr (e.code == err::numel_mismatch) {
-      bool has_infer = false;
-      for (int i = 0; i < e.na; ++i) has_infer = has_infer || e.a[i] == -1;
-      if (has_infer)
-        infer_indivisible<Op, In, A>();
-      else
-        numel_mismatch<Op, In, A>();
+    constexpr bool has_infer = [&] {
+      for (int i = 0; i < e.na; ++i)
+        if (e.a[i] == -1) return true;
+      return false;
+    }();
+    if constexpr (e.code == err::numel_mismatch && has_infer) {
+      infer_indivisible<Op, In, A>();
+    } else if constexpr (e.code == err::numel_mismatch) {
+      numel_mismatch<Op, In, A>();
     } else if constexpr (e.code == err::view_incompatible) {
       view_incompatible<Op, In, sizes_t<detail::error_b<N>>>();
     } else if constexpr (e.code == err::infer_ambiguous) {
@@ -178,26 +211,49 @@ constexpr void check() {
   }
 }
 
-/// The dims-only checks (range, duplicates) of a permutation known at compile time, on any base.
+template <class... A>
+constexpr rejected_chain temporary_base() {
+  static_assert(always_false<A...>,
+                "lazyview: a lazy chain over a temporary lazyview::tensor would dangle; bind the tensor to a "
+                "variable first");
+  return {};
+}
+
+/// True when a compile-time permutation is in range and duplicate-free for Rank.
 template <int Rank, index_t... D>
-constexpr void check_permutation() {
+constexpr bool permutation_ok() {
+  constexpr index_t dims[] = {D..., 0};
+  for (int i = 0; i < static_cast<int>(sizeof...(D)); ++i)
+    if (dims[i] < -Rank || dims[i] >= Rank) return false;
+  for (int i = 0; i < static_cast<int>(sizeof...(D)); ++i)
+    for (int j = 0; j < i; ++j)
+      if ((dims[i] + Rank) % Rank == (dims[j] + Rank) % Rank) return false;
+  return true;
+}
+
+/// permutation_ok when every dim is static; true (checked at run time) otherwise.
+template <int Rank, class... P>
+constexpr bool static_permutation_ok() {
+  if constexpr ((static_int<P> && ...))
+    return permutation_ok<Rank, std::remove_cvref_t<P>::value...>();
+  else
+    return true;
+}
+
+/// The dims-only checks (range, duplicates) of a permutation known at compile time, on any base.
+template <class In, int Rank, index_t... D>
+constexpr rejected_chain check_permutation() {
   constexpr index_t dims[] = {D..., 0};
   constexpr int bad = [&] {
     for (int i = 0; i < static_cast<int>(sizeof...(D)); ++i)
       if (dims[i] < -Rank || dims[i] >= Rank) return i;
     return -1;
   }();
-  if constexpr (bad >= 0) {
-    dim_out_of_range<op_permute, sizes<Rank>, sizes<dims[bad]>>();
-  } else {
-    constexpr bool dup = [&] {
-      for (int i = 0; i < static_cast<int>(sizeof...(D)); ++i)
-        for (int j = 0; j < i; ++j)
-          if ((dims[i] + Rank) % Rank == (dims[j] + Rank) % Rank) return true;
-      return false;
-    }();
-    if constexpr (dup) permute_duplicate<op_permute, sizes<Rank>, sizes<D...>>();
-  }
+  if constexpr (bad >= 0)
+    dim_out_of_range<op_permute, In, sizes<dims[bad]>>();
+  else
+    permute_duplicate<op_permute, In, sizes<D...>>();
+  return {};
 }
 
 }  // namespace lazyview::diag

@@ -68,12 +68,10 @@ constexpr N checked(const N& n) {
 }  // namespace detail
 
 // An op on a temporary owning tensor would leave the chain pointing into freed memory.
-#define LAZYVIEW_NO_TEMPORARY(name)                                                                   \
-  template <class... A>                                                                               \
-  void name(A&&...)&& requires(D::owning) {                                                          \
-    static_assert(diag::always_false<A...>,                                                           \
-                  "lazyview: a lazy chain over a temporary lazyview::tensor would dangle; bind the "  \
-                  "tensor to a variable first");                                                      \
+#define LAZYVIEW_NO_TEMPORARY(name)                     \
+  template <class... A>                                 \
+  diag::rejected_chain name(A&&...)&& requires(D::owning) { \
+    return diag::temporary_base<A...>();                \
   }
 
 /// The member API of every expression (CRTP). Sizes, dims and indices are integers or c<N>.
@@ -114,11 +112,17 @@ struct expr_ops {
   /// permute(dims...): output dim i is input dim dims[i]. Example: (2,3):(3,1).permute(1,0) -> (3,2):(1,3).
   template <int_like... P>
   constexpr auto permute(P... p) const {
-    static_assert(sizeof...(P) == D::rank,
-                  "lazyview: permute() needs exactly one dim per input dimension; the number of dims differs from "
-                  "the rank");
-    if constexpr ((static_int<P> && ...)) diag::check_permutation<D::rank, std::remove_cvref_t<P>::value...>();
-    return make<tags::permute>(p...);
+    using In = diag::input_t<std::remove_cvref_t<decltype(start())>>;
+    if constexpr (sizeof...(P) != D::rank) {
+      if constexpr ((static_int<P> && ...))
+        return diag::permute_count<diag::op_permute, In, diag::sizes<std::remove_cvref_t<P>::value...>>();
+      else
+        return diag::permute_count<diag::op_permute, In, diag::dynamic_rank<sizeof...(P)>>();
+    } else if constexpr (!diag::static_permutation_ok<D::rank, P...>()) {
+      return diag::check_permutation<In, D::rank, std::remove_cvref_t<P>::value...>();
+    } else {
+      return make<tags::permute>(p...);
+    }
   }
   template <index_t... P>
   constexpr auto permute() const { return permute(c<P>...); }
@@ -127,8 +131,11 @@ struct expr_ops {
   constexpr auto transpose(A a, B b) const { return make<tags::transpose>(a, b); }
   /// t(): transpose of a matrix; 0-d and 1-d are returned as they are.
   constexpr auto t() const {
-    static_assert(D::rank <= 2, "lazyview: t() expects a tensor with <= 2 dimensions; use transpose(a, b) or permute()");
-    return make<tags::t>();
+    if constexpr (D::rank > 2) {
+      static_assert(D::rank <= 2, "lazyview: t() expects a tensor with <= 2 dimensions; use transpose(a, b) or permute()");
+      return diag::rejected_chain{};
+    } else
+      return make<tags::t>();
   }
   /// flatten(start, end) with compile-time dims (the result rank depends on them).
   template <static_int S, static_int E>
@@ -152,10 +159,13 @@ struct expr_ops {
   /// expand(sizes...): size-1 dims grow with stride 0; -1 keeps a size.
   template <int_like... S>
   constexpr auto expand(S... s) const {
-    static_assert(sizeof...(S) >= D::rank,
-                  "lazyview: expand(): the number of sizes provided must be greater or equal to the number of "
-                  "dimensions in the tensor");
-    return make<tags::expand>(s...);
+    if constexpr (sizeof...(S) < D::rank) {
+      static_assert(sizeof...(S) >= D::rank,
+                    "lazyview: expand(): the number of sizes provided must be greater or equal to the number of "
+                    "dimensions in the tensor");
+      return diag::rejected_chain{};
+    } else
+      return make<tags::expand>(s...);
   }
   /// narrow(d, start, length). Example: (4,6):(6,1).narrow(1, 2, 3) -> (4,3):(6,1), offset 2.
   template <int_like Dim, int_like S, int_like Len>
@@ -206,12 +216,7 @@ struct expr_ops {
   LAZYVIEW_NO_TEMPORARY(movedim)
   LAZYVIEW_NO_TEMPORARY(diagonal)
   LAZYVIEW_NO_TEMPORARY(unfold)
-  template <class... A>
-  void t(A&&...) && requires(D::owning) {
-    static_assert(diag::always_false<A...>,
-                  "lazyview: a lazy chain over a temporary lazyview::tensor would dangle; bind the tensor to a "
-                  "variable first");
-  }
+  LAZYVIEW_NO_TEMPORARY(t)
 
   // ---- queries (PyTorch's view of the result) ----
   /// Sizes, outermost first.
