@@ -40,6 +40,7 @@ enum class err : unsigned char {
   diagonal_same,      ///< x: d1, y: d2
   movedim_repeat,     ///< a: dims, x: 0 for source, 1 for destination
   unflatten_sizes,    ///< a: sizes, x: dim, y: dim size
+  unflatten_two_inferred,
   flatten_order,      ///< x: start, y: end
   index_range,        ///< x: index, y: dim, z: size
   copy_mismatch,      ///< a: source sizes, b: destination sizes
@@ -119,6 +120,8 @@ inline std::string message(const error_info& e) {
     case err::unflatten_sizes:
       return "unflatten: Provided sizes " + list_str(e.a, e.na) + " don't multiply up to the size of dim " +
              to_string(e.x) + " (" + to_string(e.y) + ") in the input tensor";
+    case err::unflatten_two_inferred:  // PyTorch 1.13 wraps infer_size's error in this one case
+      return "unflatten got an unexpected error:\nonly one dimension can be inferred";
     case err::flatten_order: return "flatten() has invalid args: start_dim cannot come after end_dim";
     case err::index_range:
       return "index " + to_string(e.x) + " is out of bounds for dimension " + to_string(e.y) + " with size " +

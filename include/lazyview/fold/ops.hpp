@@ -63,7 +63,9 @@ constexpr void op_unflatten(fold_state<L>& s, ival dim, shape_vec parts) {
   const shape_vec given = parts;
   error_info e = infer_size(parts, s.sizes[d]);
   if (e) {
-    if (e.code == err::numel_mismatch || e.code == err::infer_ambiguous) {
+    if (e.code == err::two_inferred) {
+      e.code = err::unflatten_two_inferred;
+    } else if (e.code == err::numel_mismatch) {
       e = error_info{};
       e.code = err::unflatten_sizes;
       to_list(given, e.a, e.na);
