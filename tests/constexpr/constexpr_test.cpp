@@ -50,7 +50,7 @@ constexpr auto pure = from_blob<2, 3, 4>(buf).permute<2, 0, 1>().unsqueeze(c<1>)
 static_assert(pure.is_view());
 static_assert(pure.sizes() == std::array<index_t, 3>{1, 2, 3});
 static_assert(pure.strides() == std::array<index_t, 3>{24, 12, 4});
-static_assert(fold(pure).offset().v == 1 && fold(pure).offset().s);
+static_assert(fold(pure).offset.v == 1 && fold(pure).offset.s);
 
 // The agents example: -1 inferred statically; reshape(6,7,50,6).permute(0,2,1,3) is a view,
 // the last reshape copies.

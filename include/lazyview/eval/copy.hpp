@@ -20,8 +20,10 @@ decltype(auto) chain_of(const E& e) {
 }
 
 template <class T, int L1, int L2>
-void execute(const fold_state<L1>& sf, const T* src, const fold_state<L2>& df, T* dst, threads th) {
-  if (sf.empty || df.empty || sf.numel().v == 0) return;
+void execute(const fold_state<L1>& sf_view, const T* src, const fold_state<L2>& df_view, T* dst, threads th) {
+  if (sf_view.empty || df_view.empty || sf_view.numel().v == 0) return;
+  const fold_state<L1> sf = physical(sf_view);
+  const fold_state<L2> df = physical(df_view);
   const copy_plan p = make_plan(sf, df);
   const index_t total = outer_count(p);
   const unsigned n = resolve_threads(th);

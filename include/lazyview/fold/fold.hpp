@@ -101,6 +101,11 @@ constexpr decltype(auto) fold(const E& e) {
 /// @pre the state is not empty and idx is in range.
 template <int L>
 constexpr index_t element_offset(const fold_state<L>& s, const index_t* idx) {
+  if (!s.phys) {
+    index_t off = s.offset.v;
+    for (int d = 0; d < s.rank(); ++d) off += idx[d] * s.strides[d].v;
+    return off;
+  }
   const level& top = s.top();
   index_t off = top.offset.v + level_offset(top, idx);
   for (int k = s.nlev - 2; k >= 0; --k) off = level_offset_flat(s.lv[k], off);

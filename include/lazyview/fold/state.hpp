@@ -15,12 +15,14 @@ namespace lazyview {
 /// @tparam L capacity in levels; a chain of n ops never needs more than n + 1.
 template <int L>
 struct fold_state {
-  shape_vec sizes;    ///< logical sizes
-  shape_vec strides;  ///< the strides PyTorch would show
-  bool view = true;   ///< aliases the base (PyTorch returned views all along)
-  bool empty = false; ///< numel == 0: the physical side is not maintained
+  shape_vec sizes;     ///< logical sizes
+  shape_vec strides;   ///< the strides PyTorch would show
+  ival offset = sv(0); ///< PyTorch's storage offset from the base (while view)
+  bool view = true;    ///< aliases the base (PyTorch returned views all along)
+  bool empty = false;  ///< numel == 0: the physical side is not maintained
+  bool phys = false;   ///< lv[] is maintained; while false the layout is (sizes):(strides)+offset
   int nlev = 1;
-  level lv[L];        ///< lv[nlev-1] maps the logical dims; lv[0] maps into base memory
+  level lv[L];         ///< lv[nlev-1] maps the logical dims; lv[0] maps into base memory
   error_info error;
 
   static constexpr int capacity = L;
@@ -29,11 +31,26 @@ struct fold_state {
   constexpr int rank() const { return sizes.n; }
   constexpr ival numel() const { return sizes.product(); }
   constexpr bool contiguous() const { return is_contiguous_layout(sizes, strides); }
-  /// Physical element offset of the first element (meaningful when not empty).
-  constexpr ival offset() const { return lv[0].offset; }
-  /// True when evaluation needs no per-element level mapping.
-  constexpr bool single_level() const { return nlev == 1; }
 };
+
+/// Starts maintaining the physical levels: a view's layout is its flat PyTorch layout. Views
+/// skip this (their fold is PyTorch's arithmetic only); the first copying reshape, evaluation
+/// and printing call it.
+template <int L>
+constexpr void materialize(fold_state<L>& s) {
+  if (s.phys) return;
+  set_flat(s.lv[0], s.sizes, s.strides, s.offset);
+  s.nlev = 1;
+  s.phys = true;
+}
+
+/// A copy of s with its physical levels maintained.
+template <int L>
+constexpr fold_state<L> physical(const fold_state<L>& s) {
+  fold_state<L> r = s;
+  materialize(r);
+  return r;
+}
 
 /// Widens a state to a larger level capacity (a static prefix folded at compile time, continued
 /// by dynamic ops).
@@ -43,10 +60,13 @@ constexpr fold_state<L2> widen(const fold_state<L1>& s) {
   fold_state<L2> r;
   r.sizes = s.sizes;
   r.strides = s.strides;
+  r.offset = s.offset;
   r.view = s.view;
   r.empty = s.empty;
+  r.phys = s.phys;
   r.nlev = s.nlev;
-  for (int i = 0; i < s.nlev; ++i) r.lv[i] = s.lv[i];
+  if (s.phys)
+    for (int i = 0; i < s.nlev; ++i) r.lv[i] = s.lv[i];
   r.error = s.error;
   return r;
 }
@@ -56,10 +76,11 @@ template <int L>
 constexpr void fold_leaf(fold_state<L>& s, const shape_vec& sizes, const shape_vec& strides) {
   s.sizes = sizes;
   s.strides = strides;
+  s.offset = sv(0);
   s.view = true;
+  s.phys = false;
   s.nlev = 1;
   s.empty = sizes.product().v == 0;
-  set_flat(s.lv[0], sizes, strides, sv(0));
 }
 
 namespace detail {
@@ -159,17 +180,14 @@ constexpr void fold_reshape(fold_state<L>& s, shape_vec req, bool allow_copy) {
       to_list(req, s.error.b, s.error.nb);
       return;
     }
+    if (!s.empty) materialize(s);  // from here on the physical side differs from PyTorch's
     s.view = false;
     r.strides = contiguous_strides(req);
   }
   const shape_vec old = s.sizes;
   s.sizes = req;
   s.strides = r.strides;
-  if (s.empty) return;
-  if (s.view) {
-    set_flat(s.top(), req, r.strides, s.top().offset);
-    return;
-  }
+  if (s.empty || !s.phys) return;
   level* l = &detail::ordered_top(s);
   l->isz = req;
   if (!align(*l)) {  // more modes than one level holds: address the old shape virtually
@@ -186,7 +204,7 @@ template <int L>
 constexpr void fold_squeeze(fold_state<L>& s, int i) {
   s.sizes.erase(i);
   s.strides.erase(i);
-  if (s.empty) return;
+  if (s.empty || !s.phys) return;
   detail::erase_internal(s.top(), i);
 }
 
@@ -197,7 +215,7 @@ constexpr void fold_unsqueeze(fold_state<L>& s, int i) {
   ival st = i < s.sizes.n ? s.sizes[i] * s.strides[i] : sv(1);
   s.sizes.insert(i, sv(1));
   s.strides.insert(i, st);
-  if (s.empty) return;
+  if (s.empty || !s.phys) return;
   detail::insert_unit(s.top(), i);
 }
 
@@ -216,7 +234,7 @@ constexpr void fold_permute(fold_state<L>& s, const int* p) {
   }
   s.sizes = ns;
   s.strides = nt;
-  if (s.empty) return;
+  if (s.empty || !s.phys) return;
   level& l = s.top();
   signed char np[max_rank]{};
   bool id = true;
@@ -245,9 +263,11 @@ constexpr void fold_slice(fold_state<L>& s, int i, ival start_, ival end_, ival 
   end = end < start ? start : (end >= n ? n : end);
   const ival len = {(end - start + step.v - 1) / step.v, known};
   if (start == 0 && end == n && step.v == 1) return;  // whole dim: sizes and strides unchanged
+  s.offset = s.offset + ival{start, known} * s.strides[i];
   s.sizes[i] = len;
   s.strides[i] = s.strides[i] * step;
-  if (s.empty) return;
+  if (len.v == 0) s.empty = true;
+  if (s.empty || !s.phys) return;
   if (len.v == 0) {
     s.empty = true;
     return;
@@ -276,9 +296,10 @@ constexpr void fold_slice(fold_state<L>& s, int i, ival start_, ival end_, ival 
 /// Example: (2,3,4):(12,4,1) select(1, 2) -> (2,4):(12,1), offset 8.
 template <int L>
 constexpr void fold_select(fold_state<L>& s, int i, ival idx) {
+  s.offset = s.offset + idx * s.strides[i];
   s.sizes.erase(i);
   s.strides.erase(i);
-  if (s.empty) return;
+  if (s.empty || !s.phys) return;
   const int k = detail::clean_dim(s, i, max_modes);
   level& l = s.top();
   ival off = sv(0), rest = idx;
@@ -307,11 +328,8 @@ constexpr void fold_expand(fold_state<L>& s, const shape_vec& target) {
   }
   s.sizes = ns;
   s.strides = nt;
-  if (s.empty) return;
-  if (s.numel().v == 0) {
-    s.empty = true;
-    return;
-  }
+  if (s.numel().v == 0) s.empty = true;
+  if (s.empty || !s.phys) return;
   for (int i = 0; i < lead; ++i) detail::insert_unit(s.top(), 0);
   for (int i = 0; i < target.n; ++i) {
     level& l = s.top();
@@ -340,6 +358,7 @@ constexpr void fold_diagonal(fold_state<L>& s, ival off_, int d1, int d2) {
   index_t len = off >= 0 ? (n1.v < n2.v - off ? n1.v : n2.v - off) : (n1.v + off < n2.v ? n1.v + off : n2.v);
   if (len < 0) len = 0;
   const ival st = s.strides[d1] + s.strides[d2];
+  const ival s1pt = s.strides[d1], s2pt = s.strides[d2];
   const int hi = d1 > d2 ? d1 : d2, lo = d1 > d2 ? d2 : d1;
   s.sizes.erase(hi);
   s.sizes.erase(lo);
@@ -348,11 +367,9 @@ constexpr void fold_diagonal(fold_state<L>& s, ival off_, int d1, int d2) {
   const ival vlen = {len, off_.s && n1.s && n2.s};
   s.sizes.push_back(vlen);
   s.strides.push_back(st);
-  if (s.empty) return;
-  if (len == 0) {
-    s.empty = true;
-    return;
-  }
+  if (len > 0) s.offset = s.offset + (off >= 0 ? off_ * s2pt : ival{-off, off_.s} * s1pt);
+  if (len == 0) s.empty = true;
+  if (s.empty || !s.phys) return;
   if (!(s.top().clean(s.top().internal(d1)) && s.top().clean(s.top().internal(d2)) &&
         s.top().modes_of(s.top().internal(d1)) <= 1 && s.top().modes_of(s.top().internal(d2)) <= 1))
     detail::push_level(s);
@@ -382,11 +399,8 @@ constexpr void fold_unfold(fold_state<L>& s, int i, ival size, ival step) {
   }
   s.sizes.push_back(size);
   s.strides.push_back(st);
-  if (s.empty) return;
-  if (s.numel().v == 0) {
-    s.empty = true;
-    return;
-  }
+  if (s.numel().v == 0) s.empty = true;
+  if (s.empty || !s.phys) return;
   if (scalar) {
     detail::append_internal(s.top(), size, sv(1));
     return;

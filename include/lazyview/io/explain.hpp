@@ -80,7 +80,7 @@ std::string explain(const E& expr) {
   }
   fold_state<1> dst;
   fold_leaf(dst, s.sizes, contiguous_strides(s.sizes));
-  out += "plan (contiguous()): " + plan_string(make_plan(s, dst)) + "\n";
+  out += "plan (contiguous()): " + plan_string(make_plan(physical(s), physical(dst))) + "\n";
   return out;
 }
 

@@ -85,8 +85,9 @@ inline std::string level_string(const level& l) {
 
 /// The physical layout of a fold: levels joined by ∘, the one applied to logical dims first.
 template <int L>
-std::string physical_string(const fold_state<L>& s) {
-  if (s.empty) return layout_string(s.sizes, s.strides) + " (empty)";
+std::string physical_string(const fold_state<L>& state) {
+  if (state.empty) return layout_string(state.sizes, state.strides) + " (empty)";
+  const fold_state<L> s = physical(state);
   std::string out;
   for (int k = s.nlev - 1; k >= 0; --k) out += level_string(s.lv[k]) + (k ? " ∘ " : "");
   return out;
