@@ -1,0 +1,273 @@
+// Shared helpers of the evaluation tests (tests/eval): element types, value patterns, and a
+// checker that compares contiguous() and copy() of an expression with a plain reference loop over
+// the sizes/strides given to from_blob.
+#pragma once
+
+#include <lazyview/lazyview.hpp>
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <ostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace evaltest {
+
+namespace lv = lazyview;
+using index_t = std::int64_t;
+
+// A 3-byte element (e.g. packed RGB): no padding, alignment 1, not a power-of-two size.
+struct rgb {
+    std::uint8_t r, g, b;
+    friend bool operator==(rgb const&, rgb const&) = default;
+    friend std::ostream& operator<<(std::ostream& os, rgb const& v)
+    {
+        return os << '(' << int(v.r) << ',' << int(v.g) << ',' << int(v.b) << ')';
+    }
+};
+static_assert(sizeof(rgb) == 3 && alignof(rgb) == 1);
+
+// A distinct-ish value for position i of a buffer, for every element type under test.
+template <class T>
+T value_at(index_t i)
+{
+    if constexpr (std::is_same_v<T, rgb>)
+        return rgb{static_cast<std::uint8_t>(i), static_cast<std::uint8_t>(i >> 8), static_cast<std::uint8_t>(i * 7 + 1)};
+    else if constexpr (std::is_same_v<T, std::int8_t>)
+        return static_cast<std::int8_t>(static_cast<std::uint8_t>(i * 37 + 11));
+    else if constexpr (std::is_same_v<T, std::uint16_t>)
+        return static_cast<std::uint16_t>((i * 40503u) ^ (i >> 3));  // bf16 stand-in: any 16-bit pattern
+    else if constexpr (std::is_same_v<T, float>)
+        return static_cast<float>(i) + 0.5f;
+    else
+        return static_cast<T>(i) * 1.25 + 0.125;
+}
+
+template <class T>
+T sentinel()
+{
+    if constexpr (std::is_same_v<T, rgb>) return rgb{0xEE, 0xEE, 0xEE};
+    else if constexpr (std::is_floating_point_v<T>) return static_cast<T>(-12345.0);
+    else return static_cast<T>(0x5A);
+}
+
+template <class T>
+std::vector<T> make_buffer(index_t n)
+{
+    std::vector<T> v(static_cast<std::size_t>(std::max<index_t>(n, 1)));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = value_at<T>(static_cast<index_t>(i));
+    return v;
+}
+
+template <std::size_t R>
+std::string fmt(std::array<index_t, R> const& a)
+{
+    std::ostringstream os;
+    os << '[';
+    for (std::size_t i = 0; i < R; ++i) os << (i ? ", " : "") << a[i];
+    os << ']';
+    return os.str();
+}
+
+template <std::size_t R>
+index_t numel_of(std::array<index_t, R> const& s)
+{
+    index_t n = 1;
+    for (auto v : s) n *= v;
+    return n;
+}
+
+template <std::size_t R, class F>
+void for_each_index(std::array<index_t, R> const& s, F&& f)
+{
+    index_t const n = numel_of(s);
+    std::array<index_t, R> idx{};
+    for (index_t flat = 0; flat < n; ++flat) {
+        f(idx, flat);
+        for (std::size_t k = R; k-- > 0;) {
+            if (++idx[k] < s[k]) break;
+            idx[k] = 0;
+        }
+    }
+}
+
+template <std::size_t R>
+std::array<index_t, R> contiguous_strides(std::array<index_t, R> const& s)
+{
+    std::array<index_t, R> st{};
+    index_t acc = 1;
+    for (std::size_t k = R; k-- > 0;) {
+        st[k] = acc;
+        acc *= std::max<index_t>(s[k], 1);
+    }
+    return st;
+}
+
+// sizes/strides/offset of a strided layout (element units) and the buffer length it needs
+template <std::size_t R>
+struct strided {
+    std::array<index_t, R> sizes{};
+    std::array<index_t, R> strides{};
+    index_t offset = 0;
+
+    index_t at(std::array<index_t, R> const& idx) const
+    {
+        index_t o = offset;
+        for (std::size_t k = 0; k < R; ++k) o += idx[k] * strides[k];
+        return o;
+    }
+    index_t span() const
+    {
+        index_t hi = offset;
+        for (std::size_t k = 0; k < R; ++k) {
+            if (sizes[k] == 0) return offset + 1;
+            hi += (sizes[k] - 1) * strides[k];
+        }
+        return hi + 1;
+    }
+    std::string str() const { return "sizes " + fmt(sizes) + " strides " + fmt(strides) + " offset " + std::to_string(offset); }
+};
+
+template <class P, std::size_t R>
+auto blob(P* p, strided<R> const& L)
+{
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return lv::from_blob(p + L.offset, {L.sizes[I]...}, {L.strides[I]...});
+    }(std::make_index_sequence<R>{});
+}
+
+template <class P, std::size_t R>
+auto blob_contiguous(P* p, std::array<index_t, R> const& s)
+{
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return lv::from_blob(p, {s[I]...});
+    }(std::make_index_sequence<R>{});
+}
+
+// column-major destination over a contiguous buffer of the reversed sizes
+template <class P, std::size_t R>
+auto blob_transposed(P* p, std::array<index_t, R> const& s)
+{
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return lv::from_blob(p, {s[R - 1 - I]...}).permute(static_cast<index_t>(R - 1 - I)...);
+    }(std::make_index_sequence<R>{});
+}
+
+// Checks contiguous() and copy() of `e` against expected(flat) for row-major flat indices.
+//   - contiguous(): sizes, values, 64-byte alignment of the owning tensor;
+//   - copy into a contiguous destination with threads{1}, {2}, {0};
+//   - copy into a column-major destination and into a destination with gaps and a misaligned
+//     (p + 1) start; the gaps must stay untouched.
+template <class T, std::size_t R, class E, class Expected>
+void check_eval(E& e, std::array<index_t, R> const& sizes, Expected&& expected, std::string const& what)
+{
+    BOOST_TEST_CONTEXT(what)
+    {
+        std::array<index_t, R> got = e.sizes();
+        BOOST_TEST(fmt(got) == fmt(sizes));
+        if (got != sizes) return;
+        index_t const n = numel_of(sizes);
+        auto report = [&](char const* where, index_t bad, index_t first) {
+            BOOST_TEST(bad == 0, where << ": " << bad << " of " << n << " elements differ, first at flat " << first);
+        };
+        {
+            auto t = e.contiguous();
+            static_assert(std::is_same_v<std::remove_cvref_t<decltype(*t.data())>, std::remove_const_t<T>>);
+            std::array<index_t, R> ts = t.sizes();
+            BOOST_TEST(fmt(ts) == fmt(sizes));
+            if (n > 0) {
+                BOOST_TEST(reinterpret_cast<std::uintptr_t>(t.data()) % 64 == 0u, "tensor storage must be 64-byte aligned");
+                index_t bad = 0, first = -1;
+                for (index_t i = 0; i < n; ++i)
+                    if (!(t.data()[i] == expected(i))) {
+                        if (bad++ == 0) first = i;
+                    }
+                report("contiguous()", bad, first);
+            }
+        }
+        using U = std::remove_const_t<T>;
+        for (unsigned th : {1u, 2u, 0u}) {
+            std::vector<U> out(static_cast<std::size_t>(n + 1), sentinel<U>());
+            auto dst = blob_contiguous(out.data(), sizes);
+            if (th == 1) lv::copy(e, dst);
+            else lv::copy(e, dst, lv::threads{th});
+            index_t bad = 0, first = -1;
+            for (index_t i = 0; i < n; ++i)
+                if (!(out[static_cast<std::size_t>(i)] == expected(i))) {
+                    if (bad++ == 0) first = i;
+                }
+            BOOST_TEST_CONTEXT("threads{" << th << "}") { report("copy(e, contiguous dst)", bad, first); }
+            BOOST_TEST((out[static_cast<std::size_t>(n)] == sentinel<U>()), "copy wrote past the end");
+        }
+        {
+            std::vector<U> out(static_cast<std::size_t>(std::max<index_t>(n, 1)), sentinel<U>());
+            auto dst = blob_transposed(out.data(), sizes);
+            lv::copy(e, dst, lv::threads{2});
+            std::array<index_t, R> cm{};
+            index_t acc = 1;
+            for (std::size_t k = 0; k < R; ++k) {
+                cm[k] = acc;
+                acc *= sizes[k];
+            }
+            index_t bad = 0, first = -1;
+            for_each_index(sizes, [&](std::array<index_t, R> const& idx, index_t flat) {
+                index_t o = 0;
+                for (std::size_t k = 0; k < R; ++k) o += idx[k] * cm[k];
+                if (!(out[static_cast<std::size_t>(o)] == expected(flat))) {
+                    if (bad++ == 0) first = flat;
+                }
+            });
+            report("copy(e, column-major dst)", bad, first);
+        }
+        {
+            // gaps: every dim padded by one element, start at p + 1
+            strided<R> D;
+            D.sizes = sizes;
+            std::array<index_t, R> padded = sizes;
+            for (auto& v : padded) v += 1;
+            D.strides = contiguous_strides(padded);
+            D.offset = 1;
+            std::vector<U> out(static_cast<std::size_t>(numel_of(padded) + 1), sentinel<U>());
+            auto dst = blob(out.data(), D);
+            lv::copy(e, dst);
+            std::vector<char> touched(out.size(), 0);
+            index_t bad = 0, first = -1;
+            for_each_index(sizes, [&](std::array<index_t, R> const& idx, index_t flat) {
+                auto const o = static_cast<std::size_t>(D.at(idx));
+                touched[o] = 1;
+                if (!(out[o] == expected(flat))) {
+                    if (bad++ == 0) first = flat;
+                }
+            });
+            report("copy(e, padded misaligned dst)", bad, first);
+            index_t clobbered = 0;
+            for (std::size_t i = 0; i < out.size(); ++i)
+                if (!touched[i] && !(out[i] == sentinel<U>())) ++clobbered;
+            BOOST_TEST(clobbered == 0, "copy wrote " << clobbered << " elements outside the destination view");
+        }
+    }
+}
+
+// The reference for a plain strided view: expected(flat) = buf[L.at(unravel(flat))].
+template <class T, std::size_t R>
+auto reference(std::vector<T> const& buf, strided<R> const& L)
+{
+    std::vector<T> ref;
+    ref.reserve(static_cast<std::size_t>(numel_of(L.sizes)));
+    for_each_index(L.sizes, [&](std::array<index_t, R> const& idx, index_t) {
+        ref.push_back(buf[static_cast<std::size_t>(L.at(idx))]);
+    });
+    return ref;
+}
+
+}  // namespace evaltest

@@ -1,0 +1,167 @@
+// Evaluation at sizes where blocking, vectorisation and threading matter (odd sizes so no path is
+// a multiple of a vector width), with threads{1}, {2} and {0}; the owning tensor; copy errors.
+#include "eval_common.hpp"
+
+namespace evaltest {
+namespace {
+
+template <class T>
+void transpose_case(index_t rows, index_t cols, index_t base_off)
+{
+    auto buf = make_buffer<T>(rows * cols + base_off);
+    T* p = buf.data() + base_off;
+    auto e = lv::from_blob(p, {rows, cols}).t();
+    check_eval<T>(e, std::array<index_t, 2>{cols, rows},
+                  [&](index_t f) { return p[(f % rows) * cols + f / rows]; },
+                  "transpose " + std::to_string(rows) + "x" + std::to_string(cols) + " at p + " + std::to_string(base_off));
+}
+
+BOOST_AUTO_TEST_CASE(large_transposes)
+{
+    transpose_case<float>(257, 131, 0);
+    transpose_case<float>(512, 384, 1);
+    transpose_case<double>(97, 1003, 0);
+    transpose_case<std::int8_t>(300, 77, 1);
+    transpose_case<std::uint16_t>(129, 255, 1);
+    transpose_case<rgb>(61, 67, 1);
+}
+
+BOOST_AUTO_TEST_CASE(flux_pack_fp32_and_bf16_standin)
+{
+    constexpr index_t B = 1, C = 16, H = 64, W = 48, h = H / 2, w = W / 2;
+    auto run = [&]<class T>(T) {
+        auto buf = make_buffer<T>(B * C * H * W);
+        T* p = buf.data();
+        auto e = lv::from_blob(p, {B, C, H, W}).view(B, C, h, 2, w, 2).permute(0, 2, 4, 1, 3, 5).reshape(B, h * w, C * 4);
+        check_eval<T>(e, std::array<index_t, 3>{B, h * w, C * 4},
+                      [&](index_t f) {
+                          index_t const k = f % (C * 4), n = (f / (C * 4)) % (h * w), b = f / (C * 4 * h * w);
+                          index_t const c = k / 4, ph = (k / 2) % 2, pw = k % 2, ih = n / w, iw = n % w;
+                          return p[b * C * H * W + ih * 2 * W + iw * 2 + c * H * W + ph * W + pw];
+                      },
+                      "FLUX pack (1,16,64,48)");
+    };
+    run(float{});
+    run(std::uint16_t{});
+}
+
+BOOST_AUTO_TEST_CASE(agents_example)
+{
+    // actions (42, 50, 6) -> reshape(6, 7, 50, 6).permute(0, 2, 1, 3).reshape(6, 50, -1)
+    auto buf = make_buffer<float>(42 * 50 * 6);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {42, 50, 6}).reshape(6, 7, 50, 6).permute(0, 2, 1, 3).reshape(6, 50, -1);
+    check_eval<float>(e, std::array<index_t, 3>{6, 50, 42},
+                      [&](index_t f) {
+                          // out[g, a, (s, k)] = in[g*7 + s, a, k]
+                          index_t const sk = f % 42, a = (f / 42) % 50, g = f / (42 * 50);
+                          return p[((g * 7 + sk / 6) * 50 + a) * 6 + sk % 6];
+                      },
+                      "agents (42,50,6)");
+}
+
+BOOST_AUTO_TEST_CASE(rank6_permute_and_broadcast)
+{
+    std::array<index_t, 6> const s{8, 6, 5, 4, 3, 7};
+    auto buf = make_buffer<float>(numel_of(s));
+    auto base = blob_contiguous(buf.data(), s);
+    auto e = base.permute(3, 0, 5, 2, 4, 1);
+    std::array<index_t, 6> const perm{3, 0, 5, 2, 4, 1};
+    std::array<index_t, 6> ps{};
+    for (std::size_t k = 0; k < 6; ++k) ps[k] = s[static_cast<std::size_t>(perm[k])];
+    auto st = contiguous_strides(s);
+    std::vector<float> ref;
+    for_each_index(ps, [&](std::array<index_t, 6> const& idx, index_t) {
+        index_t o = 0;
+        for (std::size_t k = 0; k < 6; ++k) o += idx[k] * st[static_cast<std::size_t>(perm[k])];
+        ref.push_back(buf[static_cast<std::size_t>(o)]);
+    });
+    check_eval<float>(e, ps, [&](index_t i) { return ref[static_cast<std::size_t>(i)]; }, "rank-6 permute");
+
+    // a large broadcast: a 1000-row column expanded to 1000 x 301
+    auto col = make_buffer<double>(1000);
+    auto x = lv::from_blob(col.data(), {1000, 1}).expand(1000, 301);
+    check_eval<double>(x, std::array<index_t, 2>{1000, 301}, [&](index_t f) { return col[static_cast<std::size_t>(f / 301)]; },
+                       "expand (1000,1) -> (1000,301)");
+    // a large row broadcast, transposed
+    auto y = lv::from_blob(col.data(), {1, 1000}).expand(257, 1000).t();
+    check_eval<double>(y, std::array<index_t, 2>{1000, 257}, [&](index_t f) { return col[static_cast<std::size_t>(f / 257)]; },
+                       "expand (1,1000) -> (257,1000) transposed");
+}
+
+BOOST_AUTO_TEST_CASE(large_overlapping_windows)
+{
+    auto buf = make_buffer<float>(10007);
+    auto e = lv::from_blob(buf.data(), {10007}).unfold(0, 64, 13);
+    index_t const n = (10007 - 64) / 13 + 1;
+    check_eval<float>(e, std::array<index_t, 2>{n, 64},
+                      [&](index_t f) { return buf[static_cast<std::size_t>((f / 64) * 13 + f % 64)]; },
+                      "unfold(0, 64, 13) of 10007");
+    auto t = lv::from_blob(buf.data(), {10007}).unfold(0, 64, 13).t();
+    check_eval<float>(t, std::array<index_t, 2>{64, n},
+                      [&](index_t f) { return buf[static_cast<std::size_t>((f % n) * 13 + f / n)]; },
+                      "unfold(0, 64, 13).t()");
+}
+
+BOOST_AUTO_TEST_CASE(cut_inside_reshape)
+{
+    // arange(12).view(4,3).t().reshape(2,6): no layout exists (a new dim cuts inside an old one)
+    auto buf = make_buffer<float>(12);
+    auto e = lv::from_blob(buf.data(), {12}).view(4, 3).t().reshape(2, 6);
+    static constexpr index_t offsets[] = {0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11};
+    check_eval<float>(e, std::array<index_t, 2>{2, 6}, [&](index_t f) { return buf[static_cast<std::size_t>(offsets[f])]; },
+                      "arange(12).view(4,3).t().reshape(2,6)");
+    // and at a size where the generic index path is exercised by the threaded copy
+    auto big = make_buffer<float>(600 * 35);
+    auto g = lv::from_blob(big.data(), {600, 35}).t().reshape(70, 300);
+    check_eval<float>(g, std::array<index_t, 2>{70, 300},
+                      [&](index_t f) { return big[static_cast<std::size_t>((f % 600) * 35 + f / 600)]; },
+                      "(600,35).t().reshape(70,300)");
+}
+
+BOOST_AUTO_TEST_CASE(owning_tensor)
+{
+    lv::tensor<float, 3> z(std::array<index_t, 3>{2, 3, 5});
+    BOOST_TEST(z.numel() == 30);
+    BOOST_TEST(z.dim() == 3);
+    BOOST_TEST(reinterpret_cast<std::uintptr_t>(z.data()) % 64 == 0u);
+    BOOST_TEST(std::all_of(z.data(), z.data() + 30, [](float v) { return v == 0.0f; }), "tensor(sizes) is zero-filled");
+    // a tensor is the start of a new chain, and its values are written by copy through from_blob
+    auto buf = make_buffer<float>(30);
+    lv::copy(lv::from_blob(buf.data(), {5, 3, 2}).permute(2, 1, 0), lv::from_blob(z.data(), {2, 3, 5}));
+    auto e = z.permute(2, 1, 0);
+    check_eval<float>(e, std::array<index_t, 3>{5, 3, 2}, [&](index_t f) { return buf[static_cast<std::size_t>(f)]; },
+                      "tensor.permute round trip");
+    BOOST_TEST(z(1, 2, 4) == buf[4 * 6 + 2 * 2 + 1]);
+    // empty tensor
+    lv::tensor<double, 2> empty(std::array<index_t, 2>{0, 7});
+    BOOST_TEST(empty.numel() == 0);
+    auto et = empty.t();
+    check_eval<double>(et, std::array<index_t, 2>{7, 0}, [](index_t) { return 0.0; }, "empty tensor .t()");
+}
+
+BOOST_AUTO_TEST_CASE(copy_size_mismatch)
+{
+    std::vector<float> a(6), b(6);
+    auto check = [](auto&& f, std::string const& msg) {
+        try {
+            f();
+            BOOST_ERROR("expected lazyview::shape_error: " << msg);
+        }
+        catch (lv::shape_error const& ex) {
+            BOOST_TEST(std::string(ex.what()) == msg);
+        }
+        catch (std::exception const& ex) {
+            BOOST_ERROR("wrong exception type: " << ex.what());
+        }
+    };
+    check([&] { lv::copy(lv::from_blob(a.data(), {2, 3}), lv::from_blob(b.data(), {3, 2})); },
+          "copy(): source sizes [2, 3] do not match destination sizes [3, 2]");
+    check([&] { lv::copy(lv::from_blob(a.data(), {2, 3}).t(), lv::from_blob(b.data(), {2, 3}), lv::threads{2}); },
+          "copy(): source sizes [3, 2] do not match destination sizes [2, 3]");
+    check([&] { lv::copy(lv::from_blob(a.data(), {6}), lv::from_blob(b.data(), {5})); },
+          "copy(): source sizes [6] do not match destination sizes [5]");
+}
+
+}  // namespace
+}  // namespace evaltest

@@ -1,0 +1,90 @@
+// Evaluation over ranks 1..8 with odd sizes (1, 3, 7, primes), random permutations, slices with
+// steps, stride-0 dims and zero-size dims; the reference is a plain loop over the sizes/strides
+// given to from_blob. Also: a permute and a reshape on top of the strided base.
+#include "eval_common.hpp"
+
+namespace evaltest {
+namespace {
+
+constexpr index_t odd_sizes[] = {1, 3, 7, 2, 5, 11, 13, 1, 3};
+
+template <std::size_t R>
+strided<R> random_strided(std::mt19937_64& g, index_t max_numel)
+{
+    auto pick = [&](index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(g); };
+    strided<R> L;
+    for (;;) {
+        for (auto& s : L.sizes) s = odd_sizes[pick(0, 8)];
+        if (numel_of(L.sizes) <= max_numel) break;
+    }
+    // storage: a bigger row-major block with per-dim steps, dims stored in a random order
+    std::array<index_t, R> order{};
+    std::iota(order.begin(), order.end(), index_t{0});
+    std::shuffle(order.begin(), order.end(), g);
+    index_t acc = 1;
+    for (std::size_t k = R; k-- > 0;) {
+        auto d = static_cast<std::size_t>(order[k]);
+        index_t const kind = pick(0, 9);
+        if (kind == 0 && L.sizes[d] > 1) {
+            L.strides[d] = 0;  // broadcast
+            continue;
+        }
+        index_t const step = kind <= 2 ? 2 : 1;
+        L.strides[d] = acc * step;
+        acc *= L.sizes[d] * step + (kind == 3 ? 1 : 0);
+    }
+    L.offset = pick(0, 3);
+    return L;
+}
+
+template <std::size_t R>
+void rank_case(std::uint64_t seed, index_t max_numel, int iterations)
+{
+    std::mt19937_64 g(seed);
+    for (int it = 0; it < iterations; ++it) {
+        auto L = random_strided<R>(g, max_numel);
+        if (it == 0) L.sizes[0] = 0;  // one zero-size case per rank
+        auto buf = make_buffer<float>(L.span());
+        auto e = blob(buf.data(), L);
+        auto ref = reference(buf, L);
+        check_eval<float>(e, L.sizes, [&](index_t i) { return ref[static_cast<std::size_t>(i)]; },
+                          "rank " + std::to_string(R) + " " + L.str());
+        if constexpr (R >= 2) {
+            // permute (reverse the dims) on top: reference through the reversed index
+            auto pe = [&]<std::size_t... I>(std::index_sequence<I...>) {
+                return e.permute(static_cast<index_t>(R - 1 - I)...);
+            }(std::make_index_sequence<R>{});
+            std::array<index_t, R> rs{};
+            for (std::size_t k = 0; k < R; ++k) rs[k] = L.sizes[R - 1 - k];
+            std::vector<float> pref;
+            for_each_index(rs, [&](std::array<index_t, R> const& idx, index_t) {
+                std::array<index_t, R> src{};
+                for (std::size_t k = 0; k < R; ++k) src[R - 1 - k] = idx[k];
+                pref.push_back(buf[static_cast<std::size_t>(L.at(src))]);
+            });
+            check_eval<float>(pe, rs, [&](index_t i) { return pref[static_cast<std::size_t>(i)]; },
+                              "reversed permute of rank " + std::to_string(R) + " " + L.str());
+            // reshape to rank 2 keeps the row-major order of e
+            index_t const n = numel_of(L.sizes);
+            index_t const rows = L.sizes[0];
+            if (n > 0) {
+                auto re = e.reshape(rows, -1);
+                check_eval<float>(re, std::array<index_t, 2>{rows, n / rows},
+                                  [&](index_t i) { return ref[static_cast<std::size_t>(i)]; },
+                                  "reshape(rows, -1) of rank " + std::to_string(R) + " " + L.str());
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(rank_1) { rank_case<1>(301, 5000, 8); }
+BOOST_AUTO_TEST_CASE(rank_2) { rank_case<2>(302, 5000, 8); }
+BOOST_AUTO_TEST_CASE(rank_3) { rank_case<3>(303, 5000, 8); }
+BOOST_AUTO_TEST_CASE(rank_4) { rank_case<4>(304, 5000, 8); }
+BOOST_AUTO_TEST_CASE(rank_5) { rank_case<5>(305, 5000, 6); }
+BOOST_AUTO_TEST_CASE(rank_6) { rank_case<6>(306, 5000, 6); }
+BOOST_AUTO_TEST_CASE(rank_7) { rank_case<7>(307, 5000, 5); }
+BOOST_AUTO_TEST_CASE(rank_8) { rank_case<8>(308, 5000, 5); }
+
+}  // namespace
+}  // namespace evaltest
