@@ -1,5 +1,6 @@
 #pragma once
 // copy() and contiguous(): fold both sides, plan once, run one fused loop nest.
+#include <cstdint>
 #include <type_traits>
 
 #include "engine.hpp"
@@ -44,6 +45,36 @@ void execute(const fold_state<L1>& sf_view, const T* src, const fold_state<L2>& 
     parallel_for(total, use, [&](index_t a, index_t b) { run_general(p, sf, src, dst, a, b); });
 }
 
+/// The element offsets [lo, hi] a fold can touch (from its memory-level modes).
+template <int L>
+constexpr void memory_span(const fold_state<L>& s, index_t& lo, index_t& hi) {
+  lo = hi = s.phys ? s.lv[0].offset.v : s.offset.v;
+  if (s.phys) {
+    const level& l = s.lv[0];
+    for (int m = 0; m < l.msize.n; ++m) {
+      const index_t ext = (l.msize[m].v - 1) * l.mstride[m].v;
+      (ext < 0 ? lo : hi) += ext;
+    }
+  } else {
+    for (int d = 0; d < s.rank(); ++d) {
+      const index_t ext = (s.sizes[d].v - 1) * s.strides[d].v;
+      (ext < 0 ? lo : hi) += ext;
+    }
+  }
+}
+
+/// True when the bytes src may read and the bytes dst may write intersect.
+template <class T, int L1, int L2>
+bool overlaps(const fold_state<L1>& sf, const T* src, const fold_state<L2>& df, const T* dst) {
+  if (sf.empty || df.empty) return false;
+  index_t slo, shi, dlo, dhi;
+  memory_span(sf, slo, shi);
+  memory_span(df, dlo, dhi);
+  const auto a0 = reinterpret_cast<std::uintptr_t>(src + slo), a1 = reinterpret_cast<std::uintptr_t>(src + shi + 1);
+  const auto b0 = reinterpret_cast<std::uintptr_t>(dst + dlo), b1 = reinterpret_cast<std::uintptr_t>(dst + dhi + 1);
+  return a0 < b1 && b0 < a1;
+}
+
 }  // namespace detail
 
 /// Writes src into dst (any writable view of equal sizes), in one fused pass.
@@ -74,6 +105,13 @@ void copy(const Src& src_expr, const Dst& dst_expr, threads th = {}) {
     throw shape_error(
         "copy(): the destination is not a view of its memory (a reshape in its chain copies in PyTorch); "
         "write into a view instead");
+  if (detail::overlaps(sf, src.base(), df, dst.base())) {
+    // A copy through a view into the same memory: read everything first, then write.
+    const auto staged = evaluate_contiguous(src);
+    const auto ref = staged.ref();
+    detail::execute(fold(ref), staged.data(), df, dst.base(), th);
+    return;
+  }
   detail::execute(sf, src.base(), df, dst.base(), th);
 }
 

@@ -1,6 +1,9 @@
 #pragma once
-// Splitting a plan's outer iterations over threads.
+// Splitting a plan's work over threads: a persistent pool (no thread creation on the hot path),
+// started lazily on the first multi-threaded copy; the calling thread always takes a share.
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -20,7 +23,93 @@ inline unsigned resolve_threads(threads t) {
   return t.n;
 }
 
-/// Calls f(first, last) on balanced chunks of [0, total), one per thread (the caller runs one).
+/// A pool of workers that run chunks of one job at a time.
+class thread_pool {
+ public:
+  static thread_pool& instance() {
+    static thread_pool pool;
+    return pool;
+  }
+
+  /// Calls f(first, last) on `parts` balanced chunks of [0, total), on up to `parts` threads
+  /// (the caller included). Jobs from different caller threads are serialised.
+  template <class F>
+  void run(index_t total, index_t parts, F& f) {
+    std::lock_guard<std::mutex> serial(job_mutex_);
+    grow(static_cast<unsigned>(parts - 1));
+    std::unique_lock<std::mutex> lk(m_);
+    job_ = {&invoke<F>, &f, total, parts};
+    next_ = 1;  // chunk 0 is the caller's
+    pending_ = parts - 1;
+    ++generation_;
+    cv_.notify_all();
+    lk.unlock();
+    f(index_t{0}, total / parts);
+    lk.lock();
+    drain(lk);
+    done_cv_.wait(lk, [&] { return pending_ == 0; });
+  }
+
+  ~thread_pool() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      stop_ = true;
+      ++generation_;
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+
+ private:
+  struct job {
+    void (*call)(void*, index_t, index_t) = nullptr;
+    void* fn = nullptr;
+    index_t total = 0, parts = 1;
+  };
+  template <class F>
+  static void invoke(void* f, index_t a, index_t b) {
+    (*static_cast<F*>(f))(a, b);
+  }
+
+  /// Takes chunks of the current job until none is left. Chunks are claimed under the lock, so
+  /// a worker never pairs a chunk of one job with the function of another.
+  void drain(std::unique_lock<std::mutex>& lk) {
+    while (next_ < job_.parts) {
+      const index_t c = next_++;
+      const job j = job_;
+      lk.unlock();
+      j.call(j.fn, j.total * c / j.parts, j.total * (c + 1) / j.parts);
+      lk.lock();
+      if (--pending_ == 0) done_cv_.notify_all();
+    }
+  }
+
+  void grow(unsigned n) {
+    while (workers_.size() < n) workers_.emplace_back([this] { loop(); });
+  }
+
+  void loop() {
+    unsigned long seen = 0;
+    for (;;) {
+      std::unique_lock<std::mutex> lk(m_);
+      cv_.wait(lk, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      drain(lk);
+    }
+  }
+
+  std::mutex job_mutex_, m_;
+  std::condition_variable cv_, done_cv_;
+  std::vector<std::thread> workers_;
+  job job_;
+  index_t next_ = 0;
+  index_t pending_ = 0;
+  unsigned long generation_ = 0;
+  bool stop_ = false;
+};
+
+/// Calls f(first, last) on balanced chunks of [0, total), one per thread.
 template <class F>
 void parallel_for(index_t total, unsigned nthreads, F&& f) {
   const index_t n = std::min<index_t>(nthreads, total);
@@ -28,12 +117,7 @@ void parallel_for(index_t total, unsigned nthreads, F&& f) {
     f(index_t{0}, total);
     return;
   }
-  std::vector<std::thread> pool;
-  pool.reserve(static_cast<std::size_t>(n - 1));
-  for (index_t t = 1; t < n; ++t)
-    pool.emplace_back([&f, t, n, total] { f(total * t / n, total * (t + 1) / n); });
-  f(index_t{0}, total / n);
-  for (auto& th : pool) th.join();
+  thread_pool::instance().run(total, n, f);
 }
 
 }  // namespace detail
