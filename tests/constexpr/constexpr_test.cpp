@@ -65,7 +65,7 @@ static_assert(fold(cut).top().bound[0] == 0 && fold(cut).top().bound[1] == -1 &&
 
 // PyTorch's view rule (semantics-and-peers §A.2), as constants.
 constexpr shape_vec sv_of(std::initializer_list<index_t> v) {
-  shape_vec s;
+  shape_vec s{};
   for (index_t x : v) s.push_back(lazyview::sv(x));
   return s;
 }
@@ -89,7 +89,7 @@ static_assert(strides_are(compute_stride(sv_of({0, 4, 3}), sv_of({12, 3, 1}), sv
 
 // -1 inference and its errors.
 constexpr error_info infer(std::initializer_list<index_t> req, index_t numel) {
-  shape_vec s;
+  shape_vec s{};
   for (index_t x : req) s.push_back(dv(x));
   return infer_size(s, dv(numel));
 }

@@ -50,7 +50,7 @@ enum class err : unsigned char {
 struct error_info {
   err code = err::none;
   int na = 0, nb = 0;
-  index_t a[max_rank]{}, b[max_rank]{};
+  index_t a[max_rank], b[max_rank];  // only [0, na) and [0, nb) are read
   index_t x = 0, y = 0, z = 0;
 
   constexpr explicit operator bool() const { return code != err::none; }

@@ -32,8 +32,8 @@ concept int_like = static_int<T> || (std::integral<std::remove_cvref_t<T>> && !s
 /// staticness: a result is static when every operand is (and `_0 * n` is a static 0).
 /// Comparisons look at values only.
 struct ival {
-  index_t v = 0;
-  bool s = false;
+  index_t v;  // no initialisers: arrays of ivals in a fold state cost nothing to create
+  bool s;
 
   friend constexpr ival operator*(ival a, ival b) {
     return {a.v * b.v, (a.s && b.s) || (a.s && a.v == 0) || (b.s && b.v == 0)};

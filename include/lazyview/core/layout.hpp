@@ -18,10 +18,10 @@ using mode_vec = ivals<max_modes>;
 
 struct level {
   shape_vec isz;                  ///< internal dim sizes
-  signed char perm[max_rank]{};   ///< logical dim i -> internal dim perm[i]
+  signed char perm[max_rank + 1]; ///< logical dim i -> internal dim perm[i] (when !ident; +1: room to insert)
   bool ident = true;              ///< perm is the identity
   mode_vec msize, mstride;        ///< modes, outermost first
-  signed char bound[max_rank + 1]{};  ///< first mode of internal dim k; -1 where not aligned
+  signed char bound[max_rank + 2];    ///< first mode of internal dim k; -1 where not aligned (+1: room to insert)
   ival offset = sv(0);            ///< added to every offset of this level
 
   constexpr int rank() const { return isz.n; }
@@ -134,8 +134,8 @@ constexpr void segment_of(const level& l, int k, int& first, int& last) {
 constexpr bool normalize(level& l) {
   if (l.ident) return true;
   const int r = l.isz.n;
-  mode_vec ns, nt;
-  shape_vec nsz;
+  mode_vec ns{}, nt{};
+  shape_vec nsz{};
   nsz.n = r;
   bool consumed[max_rank]{};
   for (int i = 0; i < r; ++i) {

@@ -8,12 +8,16 @@ namespace lazyview {
 template <int N>
 struct ivals {
   int n = 0;
-  ival v[N > 0 ? N : 1]{};
+  ival v[N > 0 ? N : 1];  // only [0, n) is ever read
 
   constexpr ival& operator[](int i) { return v[i]; }
   constexpr const ival& operator[](int i) const { return v[i]; }
-  constexpr void push_back(ival x) { v[n++] = x; }
+  constexpr void push_back(ival x) {
+    assume_room();
+    v[n++] = x;
+  }
   constexpr void insert(int at, ival x) {
+    assume_room();
     for (int i = n; i > at; --i) v[i] = v[i - 1];
     v[at] = x;
     ++n;
@@ -21,6 +25,13 @@ struct ivals {
   constexpr void erase(int at) {
     for (int i = at; i + 1 < n; ++i) v[i] = v[i + 1];
     --n;
+  }
+  /// Callers never exceed N (ranks are checked statically, modes before inserting); saying so
+  /// spares g++ -O3 false -Wstringop-overflow warnings.
+  constexpr void assume_room() const {
+#if defined(__GNUC__)
+    if (n < 0 || n >= (N > 0 ? N : 1)) __builtin_unreachable();
+#endif
   }
   /// Product of the values (static when every factor is, or when one is a static 0).
   constexpr ival product() const {

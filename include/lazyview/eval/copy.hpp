@@ -95,7 +95,7 @@ void copy(const Src& src_expr, const Dst& dst_expr, threads th = {}) {
   bool same = true;
   for (int i = 0; i < S::rank; ++i) same = same && sf.sizes[i].v == df.sizes[i].v;
   if (!same) {
-    error_info e;
+    error_info e{};
     e.code = err::copy_mismatch;
     to_list(sf.sizes, e.a, e.na);
     to_list(df.sizes, e.b, e.nb);

@@ -49,7 +49,7 @@ struct tensor_ref : expr_ops<tensor_ref<T, X>> {
     if constexpr (is_static) {
       fold_static_leaf_into(s);
     } else {
-      shape_vec sz, st;
+      shape_vec sz{}, st{};
       for (int i = 0; i < rank; ++i) {
         sz.push_back(dv(ext.sizes[i]));
         st.push_back(dv(ext.strides[i]));
@@ -67,7 +67,7 @@ struct tensor_ref : expr_ops<tensor_ref<T, X>> {
  private:
   template <index_t... S>
   static constexpr shape_vec to_shape(static_extents<S...>) {
-    shape_vec v;
+    shape_vec v{};
     (v.push_back(sv(S)), ...);
     return v;
   }

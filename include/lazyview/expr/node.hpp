@@ -17,6 +17,19 @@ class tensor;
 template <class E>
 tensor<std::remove_const_t<typename E::value_type>, E::rank> evaluate_contiguous(const E& e);
 
+/// An owning tensor (chains over it must start from an lvalue).
+template <class E>
+concept owning_expr = requires { requires E::owning; };
+
+/// T, made to depend on a member template's own parameters, so that a constraint on the class
+/// is checked when the member is called (with the class complete), not cached before.
+template <class T, class...>
+struct dependent {
+  using type = T;
+};
+template <class T, class... A>
+using dependent_t = typename dependent<T, A...>::type;
+
 /// A lazy expression: a leaf or a node.
 template <class E>
 concept lazy_expr = foldable<E> && requires(const E& e) {
@@ -70,7 +83,7 @@ constexpr N checked(const N& n) {
 // An op on a temporary owning tensor would leave the chain pointing into freed memory.
 #define LAZYVIEW_NO_TEMPORARY(name)                     \
   template <class... A>                                 \
-  diag::rejected_chain name(A&&...)&& requires(D::owning) { \
+  diag::rejected_chain name(A&&...)&& requires owning_expr<dependent_t<D, A...>> { \
     return diag::temporary_base<A...>();                \
   }
 
@@ -100,18 +113,18 @@ struct expr_ops {
  public:
   /// view(sizes...): same memory, new sizes (PyTorch's view rule). Example: (4,6):(6,1).view(2,12) -> (2,12):(12,1).
   template <int_like... S>
-  constexpr auto view(S... s) const { return make<tags::view>(s...); }
+  constexpr auto view(S... s) const& { return make<tags::view>(s...); }
   template <index_t... S>
-  constexpr auto view() const { return make<tags::view>(c<S>...); }
+  constexpr auto view() const& { return make<tags::view>(c<S>...); }
   /// reshape(sizes...): a view where possible, else lazily PyTorch's row-major copy.
   /// Example: (2,3):(1,2).reshape(6) -> not a view; reads (2,3):(1,2) in row-major order.
   template <int_like... S>
-  constexpr auto reshape(S... s) const { return make<tags::reshape>(s...); }
+  constexpr auto reshape(S... s) const& { return make<tags::reshape>(s...); }
   template <index_t... S>
-  constexpr auto reshape() const { return make<tags::reshape>(c<S>...); }
+  constexpr auto reshape() const& { return make<tags::reshape>(c<S>...); }
   /// permute(dims...): output dim i is input dim dims[i]. Example: (2,3):(3,1).permute(1,0) -> (3,2):(1,3).
   template <int_like... P>
-  constexpr auto permute(P... p) const {
+  constexpr auto permute(P... p) const& {
     using In = diag::input_t<std::remove_cvref_t<decltype(start())>>;
     if constexpr (sizeof...(P) != D::rank) {
       if constexpr ((static_int<P> && ...))
@@ -125,12 +138,12 @@ struct expr_ops {
     }
   }
   template <index_t... P>
-  constexpr auto permute() const { return permute(c<P>...); }
+  constexpr auto permute() const& { return permute(c<P>...); }
   /// transpose(a, b): swaps two dims.
   template <int_like A, int_like B>
-  constexpr auto transpose(A a, B b) const { return make<tags::transpose>(a, b); }
+  constexpr auto transpose(A a, B b) const& { return make<tags::transpose>(a, b); }
   /// t(): transpose of a matrix; 0-d and 1-d are returned as they are.
-  constexpr auto t() const {
+  constexpr auto t() const& {
     if constexpr (D::rank > 2) {
       static_assert(D::rank <= 2, "lazyview: t() expects a tensor with <= 2 dimensions; use transpose(a, b) or permute()");
       return diag::rejected_chain{};
@@ -139,26 +152,26 @@ struct expr_ops {
   }
   /// flatten(start, end) with compile-time dims (the result rank depends on them).
   template <static_int S, static_int E>
-  constexpr auto flatten(S s, E e) const { return make<tags::flatten>(s, e); }
+  constexpr auto flatten(S s, E e) const& { return make<tags::flatten>(s, e); }
   template <index_t S = 0, index_t E = -1>
-  constexpr auto flatten() const { return make<tags::flatten>(c<S>, c<E>); }
+  constexpr auto flatten() const& { return make<tags::flatten>(c<S>, c<E>); }
   /// unflatten(d, {sizes...}): splits dim d (one -1 allowed). Example: (2,12).unflatten(1, {3, -1}) -> (2,3,4).
   template <int_like Dim, std::size_t N>
-  constexpr auto unflatten(Dim d, const index_t (&sizes)[N]) const {
+  constexpr auto unflatten(Dim d, const index_t (&sizes)[N]) const& {
     return make_list<tags::unflatten>(d, sizes, std::make_index_sequence<N>{});
   }
   /// squeeze(d): removes a size-1 dim (a non-1 size is an error: static rank, see pytorch_differences).
   template <int_like Dim>
-  constexpr auto squeeze(Dim d) const {
+  constexpr auto squeeze(Dim d) const& {
     static_assert(D::rank >= 1, "lazyview: squeeze(d) needs a tensor with at least one dimension");
     return make<tags::squeeze>(d);
   }
   /// unsqueeze(d): inserts a size-1 dim at d in [-rank-1, rank].
   template <int_like Dim>
-  constexpr auto unsqueeze(Dim d) const { return make<tags::unsqueeze>(d); }
+  constexpr auto unsqueeze(Dim d) const& { return make<tags::unsqueeze>(d); }
   /// expand(sizes...): size-1 dims grow with stride 0; -1 keeps a size.
   template <int_like... S>
-  constexpr auto expand(S... s) const {
+  constexpr auto expand(S... s) const& {
     if constexpr (sizeof...(S) < D::rank) {
       static_assert(sizeof...(S) >= D::rank,
                     "lazyview: expand(): the number of sizes provided must be greater or equal to the number of "
@@ -169,34 +182,34 @@ struct expr_ops {
   }
   /// narrow(d, start, length). Example: (4,6):(6,1).narrow(1, 2, 3) -> (4,3):(6,1), offset 2.
   template <int_like Dim, int_like S, int_like Len>
-  constexpr auto narrow(Dim d, S start, Len length) const {
+  constexpr auto narrow(Dim d, S start, Len length) const& {
     static_assert(D::rank >= 1, "lazyview: narrow() cannot be applied to a 0-dim tensor");
     return make<tags::narrow>(d, start, length);
   }
   /// select(d, i): drops dim d at index i. Example: (2,3,4):(12,4,1).select(1, 2) -> (2,4):(12,1), offset 8.
   template <int_like Dim, int_like I>
-  constexpr auto select(Dim d, I i) const {
+  constexpr auto select(Dim d, I i) const& {
     static_assert(D::rank >= 1, "lazyview: select() cannot be applied to a 0-dim tensor");
     return make<tags::select>(d, i);
   }
   /// slice(d, start, end, step) with PyTorch's clamping; step > 0.
   template <int_like Dim, int_like S = index_t, int_like E = index_t, int_like St = index_t>
-  constexpr auto slice(Dim d, S start = 0, E end = INT64_MAX, St step = 1) const {
+  constexpr auto slice(Dim d, S start = 0, E end = INT64_MAX, St step = 1) const& {
     static_assert(D::rank >= 1, "lazyview: slice() cannot be applied to a 0-dim tensor");
     return make<tags::slice>(d, start, end, step);
   }
   /// movedim(src, dst): dim src moves to dst, the others keep their order.
   template <int_like S, int_like Dst>
-  constexpr auto movedim(S src, Dst dst) const { return make<tags::movedim>(src, dst); }
+  constexpr auto movedim(S src, Dst dst) const& { return make<tags::movedim>(src, dst); }
   /// diagonal(offset, d1, d2). Example: (3,4):(4,1).diagonal(1) -> (3):(5), offset 1.
   template <int_like O = index_t, int_like D1 = index_t, int_like D2 = index_t>
-  constexpr auto diagonal(O offset = 0, D1 d1 = 0, D2 d2 = 1) const {
+  constexpr auto diagonal(O offset = 0, D1 d1 = 0, D2 d2 = 1) const& {
     static_assert(D::rank >= 2, "lazyview: diagonal() needs a tensor with at least two dimensions");
     return make<tags::diagonal>(offset, d1, d2);
   }
   /// unfold(d, size, step): sliding windows as a new last dim. Example: (6):(1).unfold(0, 3, 2) -> (2,3):(2,1).
   template <int_like Dim, int_like S, int_like St>
-  constexpr auto unfold(Dim d, S size, St step) const {
+  constexpr auto unfold(Dim d, S size, St step) const& {
     static_assert(D::rank >= 1, "lazyview: unfold() needs a tensor with at least one dimension");
     return make<tags::unfold>(d, size, step);
   }
@@ -217,6 +230,22 @@ struct expr_ops {
   LAZYVIEW_NO_TEMPORARY(diagonal)
   LAZYVIEW_NO_TEMPORARY(unfold)
   LAZYVIEW_NO_TEMPORARY(t)
+  template <index_t... S>
+  diag::rejected_chain view() && requires owning_expr<dependent_t<D, diag::sizes<S...>>> {
+    return diag::temporary_base<D>();
+  }
+  template <index_t... S>
+  diag::rejected_chain reshape() && requires owning_expr<dependent_t<D, diag::sizes<S...>>> {
+    return diag::temporary_base<D>();
+  }
+  template <index_t... P>
+  diag::rejected_chain permute() && requires owning_expr<dependent_t<D, diag::sizes<P...>>> {
+    return diag::temporary_base<D>();
+  }
+  template <index_t S = 0, index_t E = -1>
+  diag::rejected_chain flatten() && requires owning_expr<dependent_t<D, diag::sizes<S, E>>> {
+    return diag::temporary_base<D>();
+  }
 
   // ---- queries (PyTorch's view of the result) ----
   /// Sizes, outermost first.
@@ -225,7 +254,7 @@ struct expr_ops {
   constexpr auto strides() const { return to_array<D::rank>(fold(start()).strides); }
   /// size(d), d may be negative.
   constexpr index_t size(index_t d) const {
-    error_info e;
+    error_info e{};
     const index_t w = wrap_dim(d, D::rank, e);
     if (e) throw_error(e);
     return fold(start()).sizes[static_cast<int>(w)].v;
@@ -246,7 +275,7 @@ struct expr_ops {
     for (int d = 0; d < D::rank; ++d) {
       const index_t n = s.sizes[d].v;
       if (idx[d] < -n || idx[d] >= n) {
-        error_info err_;
+        error_info err_{};
         err_.code = err::index_range;
         err_.x = idx[d];
         err_.y = d;

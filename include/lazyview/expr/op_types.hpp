@@ -38,7 +38,7 @@ inline constexpr int tuple_size_v<hana::basic_tuple<A...>> = sizeof...(A);
 template <class Tup>
 constexpr shape_vec args_of(const Tup& t) {
   return hana::unpack(t, [](const auto&... x) {
-    shape_vec v;
+    shape_vec v{};
     (v.push_back(to_ival(x)), ...);
     return v;
   });
@@ -163,7 +163,7 @@ struct unflatten {
   static constexpr int out_rank = R - 1 + (tuple_size_v<Tup> - 1);
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec& a) {
-    shape_vec parts;
+    shape_vec parts{};
     for (int i = 1; i < a.n; ++i) parts.push_back(a[i]);
     op_unflatten(s, a[0], parts);
   }

@@ -56,7 +56,7 @@ constexpr void fold_static(fold_state<L>& s) {
 /// The fold of a static chain, computed once per type at compile time.
 template <class E>
 inline constexpr fold_state_of<E> static_fold_v = [] {
-  fold_state_of<E> s;
+  fold_state_of<E> s{};  // a constexpr variable must be fully initialised
   detail::fold_static<E>(s);
   return s;
 }();
@@ -91,8 +91,8 @@ constexpr fold_state_of<E> fold_runtime(const E& e) {
 ///          folds to (_12,_64):... physically ((_4,_3),(_16,_2,_2)):((_12,_2),(_48,_6,_1)), not a view.
 template <foldable E>
 constexpr decltype(auto) fold(const E& e) {
-  if constexpr (E::is_static)
-    return (static_fold_v<E>);  // a const reference to the constexpr fold
+  if constexpr (E::is_static)  // a reference to the constexpr fold (the cast: g++ 12 would copy)
+    return static_cast<const fold_state_of<E>&>(static_fold_v<E>);
   else
     return detail::fold_runtime(e);
 }

@@ -31,7 +31,7 @@ template <int L>
 constexpr void op_flatten(fold_state<L>& s, ival start, ival end) {
   const int r = s.rank();
   if (r == 0) {
-    shape_vec one;
+    shape_vec one{};
     one.push_back(sv(1));
     fold_reshape(s, one, true);
     return;
@@ -45,7 +45,7 @@ constexpr void op_flatten(fold_state<L>& s, ival start, ival end) {
     return;
   }
   if (a == b) return;
-  shape_vec req;
+  shape_vec req{};
   for (int i = 0; i < a; ++i) req.push_back(s.sizes[i]);
   ival p = sv(1);
   for (int i = a; i <= b; ++i) p = p * s.sizes[i];
@@ -75,7 +75,7 @@ constexpr void op_unflatten(fold_state<L>& s, ival dim, shape_vec parts) {
     s.error = e;
     return;
   }
-  shape_vec req;
+  shape_vec req{};
   for (int i = 0; i < d; ++i) req.push_back(s.sizes[i]);
   for (int i = 0; i < parts.n; ++i) req.push_back(parts[i]);
   for (int i = d + 1; i < r; ++i) req.push_back(s.sizes[i]);

@@ -57,7 +57,7 @@ constexpr fold_state<L> physical(const fold_state<L>& s) {
 template <int L2, int L1>
 constexpr fold_state<L2> widen(const fold_state<L1>& s) {
   static_assert(L2 >= L1);
-  fold_state<L2> r;
+  fold_state<L2> r{};
   r.sizes = s.sizes;
   r.strides = s.strides;
   r.offset = s.offset;
@@ -92,7 +92,7 @@ namespace detail {
 template <int L>
 constexpr void push_level(fold_state<L>& s) {
   const level& below = s.top();
-  shape_vec sizes;
+  shape_vec sizes{};
   for (int i = 0; i < below.rank(); ++i) sizes.push_back(below.logical_size(i));
   level& l = s.lv[s.nlev++];
   set_flat(l, sizes, contiguous_strides(sizes), sv(0));
@@ -149,6 +149,9 @@ constexpr void append_internal(level& l, ival size, ival stride) {
 /// Inserts a size-1 dim at logical position i (no modes).
 constexpr void insert_unit(level& l, int i) {
   const int r = l.isz.n;
+#if defined(__GNUC__)
+  if (r < 0 || r >= max_rank) __builtin_unreachable();  // node ranks are checked statically
+#endif
   int k = l.ident ? i : 0;  // a unit dim moves no data: anywhere aligned will do
   if (!l.ident) {
     for (int q = r; q > i; --q) l.perm[q] = l.perm[q - 1];
@@ -316,7 +319,7 @@ constexpr void fold_select(fold_state<L>& s, int i, ival idx) {
 template <int L>
 constexpr void fold_expand(fold_state<L>& s, const shape_vec& target) {
   const int lead = target.n - s.sizes.n;
-  shape_vec ns = target, nt;
+  shape_vec ns = target, nt{};
   nt.n = target.n;
   const shape_vec old = s.sizes;
   for (int i = target.n - 1; i >= 0; --i) {

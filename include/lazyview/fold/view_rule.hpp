@@ -10,7 +10,7 @@ namespace lazyview {
 /// @pre  `req` as the caller wrote it. @post on success every entry is >= 0 and multiplies to numel.
 /// Example: numel 24, [-1,4] -> [6,4]; numel 24, [5,5] -> numel_mismatch "shape '[5, 5]' ...".
 constexpr error_info infer_size(shape_vec& req, ival numel) {
-  error_info e;
+  error_info e{};
   int infer = -1;
   ival newsize = sv(1);
   for (int i = 0; i < req.n; ++i) {
@@ -47,7 +47,7 @@ constexpr error_info infer_size(shape_vec& req, ival numel) {
 /// Row-major strides of `sizes`, PyTorch style (a size-0 or size-1 dim counts as 1 for the dims
 /// before it). Example: (2,3,4) -> (12,4,1); (2,0,3) -> (3,3,1).
 constexpr shape_vec contiguous_strides(const shape_vec& sizes) {
-  shape_vec st;
+  shape_vec st{};
   st.n = sizes.n;
   ival acc = sv(1);
   for (int i = sizes.n - 1; i >= 0; --i) {
@@ -74,7 +74,7 @@ constexpr bool is_contiguous_layout(const shape_vec& sizes, const shape_vec& str
 /// Outcome of the view rule; on failure, which new dim straddles which chunk of old dims.
 struct view_rule_result {
   bool ok = false;
-  shape_vec strides;
+  shape_vec strides{};
   int bad_new_dim = -1;            ///< the new dim that does not fit inside one chunk
   int chunk_first = -1, chunk_last = -1;  ///< the old chunk (dims) it was being matched against
 };
@@ -84,7 +84,7 @@ struct view_rule_result {
 /// Example: (2,4,3):(12,1,4) as (2,1,4,3) -> (12,4,1,4); (4,6):(6,1) sliced to (4,4):(6,1) as
 /// (16) -> fails (new dim 0 spans chunks {0} and {1}).
 constexpr view_rule_result compute_stride(const shape_vec& old_sz, const shape_vec& old_st, const shape_vec& new_sz) {
-  view_rule_result r;
+  view_rule_result r{};
   r.strides.n = new_sz.n;
   if (old_sz.n == 0) {
     for (int i = 0; i < new_sz.n; ++i) r.strides[i] = sv(1);
