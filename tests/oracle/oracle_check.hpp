@@ -133,7 +133,8 @@ void check(E& e, float const* p, std::array<index_t, R> const& sizes, bool is_vi
         BOOST_TEST(fmt(got_sizes) == fmt(sizes));
         if (got_sizes != sizes) return;  // nothing below is meaningful
         for (std::size_t d = 0; d < R; ++d)
-            BOOST_TEST(static_cast<index_t>(e.size(static_cast<index_t>(d))) == sizes[d], "size(" << d << ")");
+            BOOST_TEST(static_cast<index_t>(e.size(static_cast<index_t>(d))) == sizes[d],
+                       "size(" << d << ") = " << e.size(static_cast<index_t>(d)) << ", expected " << sizes[d]);
         BOOST_TEST(static_cast<index_t>(e.numel()) == n);
         BOOST_TEST(e.is_view() == is_view);
         BOOST_TEST(e.is_contiguous() == is_contiguous);
@@ -143,7 +144,7 @@ void check(E& e, float const* p, std::array<index_t, R> const& sizes, bool is_vi
             if (n > 0) {
                 std::array<index_t, R> zero{};
                 index_t const off = &std::apply(e, zero) - p;
-                BOOST_TEST(off == offset, "offset &e(0,...) - p");
+                BOOST_TEST(off == offset, "offset &e(0,...) - p: got " << off << ", expected " << offset);
             }
         }
         // element access through the chain: e(i...) refers into the base memory

@@ -6,1036 +6,1000 @@ namespace lv = lazyview;
 
 BOOST_AUTO_TEST_SUITE(oracle_errors_3)
 
-// arange(2).as_strided((3, 2, 3), (0, 1, 0), 0).transpose(0, -1).movedim(-3, 2).reshape(2, 9).unsqueeze(3) -> index_error at op 4 [error:dim-range:unsqueeze]
+// arange(196).as_strided((2, 1, 2, 1), (98, 3, 14, 4), 13).flatten(2, 2).slice(dim=1, start=0, end=1, step=-1) -> shape_error at op 2 [error:slice-step]
 BOOST_AUTO_TEST_CASE(errors_135)
 {
-    auto buf = oracle::arange(2);
+    auto buf = oracle::arange(196);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {3, 2, 3}, {0, 1, 0});
-        stage = 1; auto e1 = e0.transpose(0, -1);
-        stage = 2; auto e2 = e1.movedim(-3, 2);
-        stage = 3; auto e3 = e2.reshape(2, 9);
-        stage = 4; (void)e3.unsqueeze(3);
-        stage = 5;
+        auto e0 = lv::from_blob(p + 13, {2, 1, 2, 1}, {98, 3, 14, 4});
+        stage = 1; auto e1 = e0.flatten<2, 2>();
+        stage = 2; (void)e1.slice(1, 0, 1, -1);
+        stage = 3;
     };
-    oracle::check_throws<lv::index_error>(run, stage, 4, "Dimension out of range (expected to be in range of [-3, 2], but got 3)", "arange(2).as_strided((3, 2, 3), (0, 1, 0), 0).transpose(0, -1).movedim(-3, 2).reshape(2, 9).unsqueeze(3)");
+    oracle::check_throws<lv::shape_error>(run, stage, 2, "slice step must be positive", "arange(196).as_strided((2, 1, 2, 1), (98, 3, 14, 4), 13).flatten(2, 2).slice(dim=1, start=0, end=1, step=-1)");
 }
 
-// arange(2).as_strided((3, 2, 3), (0, 1, 0), 0).transpose(0, -1).movedim(-3, 2).reshape(2, 9).view(-1) -> shape_error at op 4 [error:view-incompatible]
+// arange(196).as_strided((2, 1, 2, 1), (98, 3, 14, 4), 13).flatten(2, 2).unsqueeze(5) -> index_error at op 2 [error:dim-range:unsqueeze]
 BOOST_AUTO_TEST_CASE(errors_136)
 {
-    auto buf = oracle::arange(2);
+    auto buf = oracle::arange(196);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {3, 2, 3}, {0, 1, 0});
-        stage = 1; auto e1 = e0.transpose(0, -1);
-        stage = 2; auto e2 = e1.movedim(-3, 2);
-        stage = 3; auto e3 = e2.reshape(2, 9);
-        stage = 4; (void)e3.view(-1);
-        stage = 5;
+        auto e0 = lv::from_blob(p + 13, {2, 1, 2, 1}, {98, 3, 14, 4});
+        stage = 1; auto e1 = e0.flatten<2, 2>();
+        stage = 2; (void)e1.unsqueeze(5);
+        stage = 3;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 4, "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.", "arange(2).as_strided((3, 2, 3), (0, 1, 0), 0).transpose(0, -1).movedim(-3, 2).reshape(2, 9).view(-1)");
+    oracle::check_throws<lv::index_error>(run, stage, 2, "Dimension out of range (expected to be in range of [-5, 4], but got 5)", "arange(196).as_strided((2, 1, 2, 1), (98, 3, 14, 4), 13).flatten(2, 2).unsqueeze(5)");
 }
 
-// arange(100).as_strided((4, 1, 1, 5, 5), (25, 0, 7, 5, 1), 0).unflatten(-2, (5, -1)).select(3, -1).slice(dim=5, start=0, end=1, step=1) -> index_error at op 3 [error:dim-range:slice]
+// arange(2).as_strided((4, 2), (0, 1), 0).unsqueeze(1).view(1, 4, 1, -1, 2).view(0, 2, -1) -> shape_error at op 3 [error:minus1-zero]
 BOOST_AUTO_TEST_CASE(errors_137)
 {
-    auto buf = oracle::arange(100);
+    auto buf = oracle::arange(2);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {4, 1, 1, 5, 5}, {25, 0, 7, 5, 1});
-        stage = 1; auto e1 = e0.unflatten(-2, {5, -1});
-        stage = 2; auto e2 = e1.select(3, -1);
-        stage = 3; (void)e2.slice(5, 0, 1, 1);
+        auto e0 = lv::from_blob(p, {4, 2}, {0, 1});
+        stage = 1; auto e1 = e0.unsqueeze(1);
+        stage = 2; auto e2 = e1.view(1, 4, 1, -1, 2);
+        stage = 3; (void)e2.view(0, 2, -1);
         stage = 4;
     };
-    oracle::check_throws<lv::index_error>(run, stage, 3, "Dimension out of range (expected to be in range of [-5, 4], but got 5)", "arange(100).as_strided((4, 1, 1, 5, 5), (25, 0, 7, 5, 1), 0).unflatten(-2, (5, -1)).select(3, -1).slice(dim=5, start=0, end=1, step=1)");
+    oracle::check_throws<lv::shape_error>(run, stage, 3, "shape '[0, 2, -1]' is invalid for input of size 8", "arange(2).as_strided((4, 2), (0, 1), 0).unsqueeze(1).view(1, 4, 1, -1, 2).view(0, 2, -1)");
 }
 
-// arange(100).as_strided((4, 1, 1, 5, 5), (25, 0, 7, 5, 1), 0).unflatten(-2, (5, -1)).select(3, -1).narrow(3, -1, 2) -> shape_error at op 3 [error:narrow-exceeds]
+// arange(2).as_strided((4, 2), (0, 1), 0).unsqueeze(1).view(1, 4, 1, -1, 2).slice(dim=1, start=0, end=4, step=0) -> shape_error at op 3 [error:slice-step]
 BOOST_AUTO_TEST_CASE(errors_138)
 {
-    auto buf = oracle::arange(100);
+    auto buf = oracle::arange(2);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {4, 1, 1, 5, 5}, {25, 0, 7, 5, 1});
-        stage = 1; auto e1 = e0.unflatten(-2, {5, -1});
-        stage = 2; auto e2 = e1.select(3, -1);
-        stage = 3; (void)e2.narrow(3, -1, 2);
+        auto e0 = lv::from_blob(p, {4, 2}, {0, 1});
+        stage = 1; auto e1 = e0.unsqueeze(1);
+        stage = 2; auto e2 = e1.view(1, 4, 1, -1, 2);
+        stage = 3; (void)e2.slice(1, 0, 4, 0);
         stage = 4;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 3, "start (0) + length (2) exceeds dimension size (1).", "arange(100).as_strided((4, 1, 1, 5, 5), (25, 0, 7, 5, 1), 0).unflatten(-2, (5, -1)).select(3, -1).narrow(3, -1, 2)");
+    oracle::check_throws<lv::shape_error>(run, stage, 3, "slice step must be positive", "arange(2).as_strided((4, 2), (0, 1), 0).unsqueeze(1).view(1, 4, 1, -1, 2).slice(dim=1, start=0, end=4, step=0)");
 }
 
-// arange(1).view(5, 1, 0).transpose(-1, -3).unflatten(0, (-1, 0)) -> shape_error at op 2 [error:unflatten-minus1-zero]
+// arange(8).as_strided((4, 1, 1, 2, 1), (2, 0, 100, 1, 7), 0).slice(dim=-4, start=-1, end=4, step=2).select(0, -2).permute(3, 0, -2, -3).movedim(4, 0) -> index_error at op 4 [error:dim-range:movedim]
 BOOST_AUTO_TEST_CASE(errors_139)
 {
-    auto buf = oracle::arange(1);
+    auto buf = oracle::arange(8);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {5, 1, 0});
-        stage = 1; auto e1 = e0.transpose(-1, -3);
-        stage = 2; (void)e1.unflatten(0, {-1, 0});
-        stage = 3;
+        auto e0 = lv::from_blob(p, {4, 1, 1, 2, 1}, {2, 0, 100, 1, 7});
+        stage = 1; auto e1 = e0.slice(-4, -1, 4, 2);
+        stage = 2; auto e2 = e1.select(0, -2);
+        stage = 3; auto e3 = e2.permute(3, 0, -2, -3);
+        stage = 4; (void)e3.movedim(4, 0);
+        stage = 5;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 2, "cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension size -1 can be any value and is ambiguous", "arange(1).view(5, 1, 0).transpose(-1, -3).unflatten(0, (-1, 0))");
+    oracle::check_throws<lv::index_error>(run, stage, 4, "Dimension out of range (expected to be in range of [-4, 3], but got 4)", "arange(8).as_strided((4, 1, 1, 2, 1), (2, 0, 100, 1, 7), 0).slice(dim=-4, start=-1, end=4, step=2).select(0, -2).permute(3, 0, -2, -3).movedim(4, 0)");
 }
 
-// arange(1).view(5, 1, 0).transpose(-1, -3).movedim(0, 3) -> index_error at op 2 [error:dim-range:movedim]
+// arange(8).as_strided((4, 1, 1, 2, 1), (2, 0, 100, 1, 7), 0).slice(dim=-4, start=-1, end=4, step=2).select(0, -2).permute(3, 0, -2, -3).unfold(3, 2, 1) -> shape_error at op 4 [error:unfold-size]
 BOOST_AUTO_TEST_CASE(errors_140)
 {
-    auto buf = oracle::arange(1);
+    auto buf = oracle::arange(8);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {5, 1, 0});
-        stage = 1; auto e1 = e0.transpose(-1, -3);
-        stage = 2; (void)e1.movedim(0, 3);
-        stage = 3;
+        auto e0 = lv::from_blob(p, {4, 1, 1, 2, 1}, {2, 0, 100, 1, 7});
+        stage = 1; auto e1 = e0.slice(-4, -1, 4, 2);
+        stage = 2; auto e2 = e1.select(0, -2);
+        stage = 3; auto e3 = e2.permute(3, 0, -2, -3);
+        stage = 4; (void)e3.unfold(3, 2, 1);
+        stage = 5;
     };
-    oracle::check_throws<lv::index_error>(run, stage, 2, "Dimension out of range (expected to be in range of [-3, 2], but got 3)", "arange(1).view(5, 1, 0).transpose(-1, -3).movedim(0, 3)");
+    oracle::check_throws<lv::shape_error>(run, stage, 4, "maximum size for tensor at dimension 3 is 1 but size is 2", "arange(8).as_strided((4, 1, 1, 2, 1), (2, 0, 100, 1, 7), 0).slice(dim=-4, start=-1, end=4, step=2).select(0, -2).permute(3, 0, -2, -3).unfold(3, 2, 1)");
 }
 
-// arange(50).view(5, 5, 2).view(-1, 10).permute(-2, 1).permute(1, -2).select(-3, 0) -> index_error at op 4 [error:dim-range:select]
+// arange(1).as_strided((0, 5, 4), (20, 8, 3), 0).view(0, 2, 4).permute(0, -2, 2).squeeze(-4) -> index_error at op 3 [error:dim-range:squeeze]
 BOOST_AUTO_TEST_CASE(errors_141)
 {
-    auto buf = oracle::arange(50);
+    auto buf = oracle::arange(1);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {5, 5, 2});
-        stage = 1; auto e1 = e0.view(-1, 10);
-        stage = 2; auto e2 = e1.permute(-2, 1);
-        stage = 3; auto e3 = e2.permute(1, -2);
-        stage = 4; (void)e3.select(-3, 0);
-        stage = 5;
+        auto e0 = lv::from_blob(p, {0, 5, 4}, {20, 8, 3});
+        stage = 1; auto e1 = e0.view(0, 2, 4);
+        stage = 2; auto e2 = e1.permute(0, -2, 2);
+        stage = 3; (void)e2.squeeze(-4);
+        stage = 4;
     };
-    oracle::check_throws<lv::index_error>(run, stage, 4, "Dimension out of range (expected to be in range of [-2, 1], but got -3)", "arange(50).view(5, 5, 2).view(-1, 10).permute(-2, 1).permute(1, -2).select(-3, 0)");
+    oracle::check_throws<lv::index_error>(run, stage, 3, "Dimension out of range (expected to be in range of [-3, 2], but got -4)", "arange(1).as_strided((0, 5, 4), (20, 8, 3), 0).view(0, 2, 4).permute(0, -2, 2).squeeze(-4)");
 }
 
-// arange(50).view(5, 5, 2).view(-1, 10).permute(-2, 1).permute(1, -2).narrow(1, -8, 0) -> index_error at op 4 [error:narrow-start-range]
+// arange(1).as_strided((0, 5, 4), (20, 8, 3), 0).view(0, 2, 4).permute(0, -2, 2).reshape(-2, 1) -> shape_error at op 3 [error:neg-size]
 BOOST_AUTO_TEST_CASE(errors_142)
 {
-    auto buf = oracle::arange(50);
+    auto buf = oracle::arange(1);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {5, 5, 2});
-        stage = 1; auto e1 = e0.view(-1, 10);
-        stage = 2; auto e2 = e1.permute(-2, 1);
-        stage = 3; auto e3 = e2.permute(1, -2);
-        stage = 4; (void)e3.narrow(1, -8, 0);
-        stage = 5;
+        auto e0 = lv::from_blob(p, {0, 5, 4}, {20, 8, 3});
+        stage = 1; auto e1 = e0.view(0, 2, 4);
+        stage = 2; auto e2 = e1.permute(0, -2, 2);
+        stage = 3; (void)e2.reshape(-2, 1);
+        stage = 4;
     };
-    oracle::check_throws<lv::index_error>(run, stage, 4, "Dimension out of range (expected to be in range of [-5, 4], but got -8)", "arange(50).view(5, 5, 2).view(-1, 10).permute(-2, 1).permute(1, -2).narrow(1, -8, 0)");
+    oracle::check_throws<lv::shape_error>(run, stage, 3, "invalid shape dimension -2", "arange(1).as_strided((0, 5, 4), (20, 8, 3), 0).view(0, 2, 4).permute(0, -2, 2).reshape(-2, 1)");
 }
 
-// arange(25).as_strided((5, 5), (1, 5), 0).reshape(26) -> shape_error at op 1 [error:numel]
+// arange(40).view(2, 2, 5, 2).reshape(-1, -1) -> shape_error at op 1 [error:two-1]
 BOOST_AUTO_TEST_CASE(errors_143)
 {
-    auto buf = oracle::arange(25);
+    auto buf = oracle::arange(40);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {5, 5}, {1, 5});
-        stage = 1; (void)e0.reshape(26);
+        auto e0 = lv::from_blob(p, {2, 2, 5, 2});
+        stage = 1; (void)e0.reshape(-1, -1);
         stage = 2;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "shape '[26]' is invalid for input of size 25", "arange(25).as_strided((5, 5), (1, 5), 0).reshape(26)");
+    oracle::check_throws<lv::shape_error>(run, stage, 1, "only one dimension can be inferred", "arange(40).view(2, 2, 5, 2).reshape(-1, -1)");
 }
 
-// arange(25).as_strided((5, 5), (1, 5), 0).diagonal(0, 0, 0) -> shape_error at op 1 [error:diagonal-same]
+// arange(40).view(2, 2, 5, 2).unflatten(-5, (1, 2)) -> index_error at op 1 [error:dim-range:unflatten]
 BOOST_AUTO_TEST_CASE(errors_144)
 {
-    auto buf = oracle::arange(25);
+    auto buf = oracle::arange(40);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {5, 5}, {1, 5});
-        stage = 1; (void)e0.diagonal(0, 0, 0);
+        auto e0 = lv::from_blob(p, {2, 2, 5, 2});
+        stage = 1; (void)e0.unflatten(-5, {1, 2});
         stage = 2;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "diagonal dimensions cannot be identical 0, 0", "arange(25).as_strided((5, 5), (1, 5), 0).diagonal(0, 0, 0)");
+    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-4, 3], but got -5)", "arange(40).view(2, 2, 5, 2).unflatten(-5, (1, 2))");
 }
 
-// arange(84).as_strided((1, 1, 1), (84, 14, 1), 19).permute(1, -1, 0).select(-1, -3) -> index_error at op 2 [error:select-index]
+// arange(2).as_strided((1, 2), (1, 1), 0).view(-1).expand(0) -> shape_error at op 2 [error:expand-mismatch]
 BOOST_AUTO_TEST_CASE(errors_145)
 {
-    auto buf = oracle::arange(84);
+    auto buf = oracle::arange(2);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p + 19, {1, 1, 1}, {84, 14, 1});
-        stage = 1; auto e1 = e0.permute(1, -1, 0);
-        stage = 2; (void)e1.select(-1, -3);
+        auto e0 = lv::from_blob(p, {1, 2}, {1, 1});
+        stage = 1; auto e1 = e0.view(-1);
+        stage = 2; (void)e1.expand(0);
         stage = 3;
     };
-    oracle::check_throws<lv::index_error>(run, stage, 2, "select(): index -3 out of range for tensor of size [1, 1, 1] at dimension 2", "arange(84).as_strided((1, 1, 1), (84, 14, 1), 19).permute(1, -1, 0).select(-1, -3)");
+    oracle::check_throws<lv::shape_error>(run, stage, 2, "The expanded size of the tensor (0) must match the existing size (2) at non-singleton dimension 0.  Target sizes: [0].  Tensor sizes: [2]", "arange(2).as_strided((1, 2), (1, 1), 0).view(-1).expand(0)");
 }
 
-// arange(84).as_strided((1, 1, 1), (84, 14, 1), 19).permute(1, -1, 0).narrow(0, 0, -1) -> shape_error at op 2 [error:narrow-neg-len]
+// arange(2).as_strided((1, 2), (1, 1), 0).view(-1).narrow(0, 1, 2) -> shape_error at op 2 [error:narrow-exceeds]
 BOOST_AUTO_TEST_CASE(errors_146)
 {
-    auto buf = oracle::arange(84);
+    auto buf = oracle::arange(2);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p + 19, {1, 1, 1}, {84, 14, 1});
-        stage = 1; auto e1 = e0.permute(1, -1, 0);
-        stage = 2; (void)e1.narrow(0, 0, -1);
+        auto e0 = lv::from_blob(p, {1, 2}, {1, 1});
+        stage = 1; auto e1 = e0.view(-1);
+        stage = 2; (void)e1.narrow(0, 1, 2);
         stage = 3;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 2, "start (0) + length (-1) exceeds dimension size (1).", "arange(84).as_strided((1, 1, 1), (84, 14, 1), 19).permute(1, -1, 0).narrow(0, 0, -1)");
+    oracle::check_throws<lv::shape_error>(run, stage, 2, "start (1) + length (2) exceeds dimension size (2).", "arange(2).as_strided((1, 2), (1, 1), 0).view(-1).narrow(0, 1, 2)");
 }
 
-// arange(1).as_strided((5, 1), (0, 1), 0).transpose(1, -2).reshape(-1, -1) -> shape_error at op 2 [error:two-1]
+// arange(30).as_strided((1, 2, 1), (15, 3, 15), 0).view(2).transpose(0, -1).narrow(-1, 0, 2).expand(-2) -> shape_error at op 4 [error:expand-neg-nonsingleton]
 BOOST_AUTO_TEST_CASE(errors_147)
 {
-    auto buf = oracle::arange(1);
+    auto buf = oracle::arange(30);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {5, 1}, {0, 1});
-        stage = 1; auto e1 = e0.transpose(1, -2);
-        stage = 2; (void)e1.reshape(-1, -1);
-        stage = 3;
+        auto e0 = lv::from_blob(p, {1, 2, 1}, {15, 3, 15});
+        stage = 1; auto e1 = e0.view(2);
+        stage = 2; auto e2 = e1.transpose(0, -1);
+        stage = 3; auto e3 = e2.narrow(-1, 0, 2);
+        stage = 4; (void)e3.expand(-2);
+        stage = 5;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 2, "only one dimension can be inferred", "arange(1).as_strided((5, 1), (0, 1), 0).transpose(1, -2).reshape(-1, -1)");
+    oracle::check_throws<lv::shape_error>(run, stage, 4, "The expanded size of the tensor (-2) must match the existing size (2) at non-singleton dimension 0.  Target sizes: [-2].  Tensor sizes: [2]", "arange(30).as_strided((1, 2, 1), (15, 3, 15), 0).view(2).transpose(0, -1).narrow(-1, 0, 2).expand(-2)");
 }
 
-// arange(1).as_strided((5, 1), (0, 1), 0).transpose(1, -2).reshape(-2, 5) -> shape_error at op 2 [error:neg-size]
+// arange(30).as_strided((1, 2, 1), (15, 3, 15), 0).view(2).transpose(0, -1).narrow(-1, 0, 2).narrow(0, 0, -1) -> shape_error at op 4 [error:narrow-neg-len]
 BOOST_AUTO_TEST_CASE(errors_148)
 {
-    auto buf = oracle::arange(1);
+    auto buf = oracle::arange(30);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {5, 1}, {0, 1});
-        stage = 1; auto e1 = e0.transpose(1, -2);
-        stage = 2; (void)e1.reshape(-2, 5);
-        stage = 3;
+        auto e0 = lv::from_blob(p, {1, 2, 1}, {15, 3, 15});
+        stage = 1; auto e1 = e0.view(2);
+        stage = 2; auto e2 = e1.transpose(0, -1);
+        stage = 3; auto e3 = e2.narrow(-1, 0, 2);
+        stage = 4; (void)e3.narrow(0, 0, -1);
+        stage = 5;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 2, "invalid shape dimension -2", "arange(1).as_strided((5, 1), (0, 1), 0).transpose(1, -2).reshape(-2, 5)");
+    oracle::check_throws<lv::shape_error>(run, stage, 4, "start (0) + length (-1) exceeds dimension size (2).", "arange(30).as_strided((1, 2, 1), (15, 3, 15), 0).view(2).transpose(0, -1).narrow(-1, 0, 2).narrow(0, 0, -1)");
 }
 
-// arange(5).as_strided((1, 1, 5, 1), (100, 7, 1, 100), 0).expand(-1, 1, 1, 5, 1) -> shape_error at op 1 [error:expand-lead-1]
+// arange(2).as_strided((3, 2, 1, 2), (0, 0, 2, 1), 0).unfold(-5, 1, 1) -> index_error at op 1 [error:dim-range:unfold]
 BOOST_AUTO_TEST_CASE(errors_149)
 {
-    auto buf = oracle::arange(5);
+    auto buf = oracle::arange(2);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 1, 5, 1}, {100, 7, 1, 100});
-        stage = 1; (void)e0.expand(-1, 1, 1, 5, 1);
+        auto e0 = lv::from_blob(p, {3, 2, 1, 2}, {0, 0, 2, 1});
+        stage = 1; (void)e0.unfold(-5, 1, 1);
         stage = 2;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0", "arange(5).as_strided((1, 1, 5, 1), (100, 7, 1, 100), 0).expand(-1, 1, 1, 5, 1)");
+    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-4, 3], but got -5)", "arange(2).as_strided((3, 2, 1, 2), (0, 0, 2, 1), 0).unfold(-5, 1, 1)");
 }
 
-// arange(5).as_strided((1, 1, 5, 1), (100, 7, 1, 100), 0).view(-1, 6) -> shape_error at op 1 [error:indivisible]
+// arange(2).as_strided((3, 2, 1, 2), (0, 0, 2, 1), 0).select(0, 4) -> index_error at op 1 [error:select-index]
 BOOST_AUTO_TEST_CASE(errors_150)
 {
-    auto buf = oracle::arange(5);
+    auto buf = oracle::arange(2);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 1, 5, 1}, {100, 7, 1, 100});
-        stage = 1; (void)e0.view(-1, 6);
+        auto e0 = lv::from_blob(p, {3, 2, 1, 2}, {0, 0, 2, 1});
+        stage = 1; (void)e0.select(0, 4);
         stage = 2;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "shape '[-1, 6]' is invalid for input of size 5", "arange(5).as_strided((1, 1, 5, 1), (100, 7, 1, 100), 0).view(-1, 6)");
+    oracle::check_throws<lv::index_error>(run, stage, 1, "select(): index 4 out of range for tensor of size [3, 2, 1, 2] at dimension 0", "arange(2).as_strided((3, 2, 1, 2), (0, 0, 2, 1), 0).select(0, 4)");
 }
 
-// arange(1).as_strided((2, 0), (1, 1), 0).movedim(0, 0).slice(dim=1, start=0, end=0, step=1).flatten(1, 1).narrow(2, 0, 0) -> index_error at op 4 [error:dim-range:narrow]
+// arange(48).as_strided((3, 1, 4, 4, 1), (16, 0, 4, 1, 0), 0).flatten(-1, 4).unflatten(3, (4,)).unflatten(2, (5, 1)) -> shape_error at op 3 [error:unflatten-sizes]
 BOOST_AUTO_TEST_CASE(errors_151)
 {
-    auto buf = oracle::arange(1);
+    auto buf = oracle::arange(48);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {2, 0}, {1, 1});
-        stage = 1; auto e1 = e0.movedim(0, 0);
-        stage = 2; auto e2 = e1.slice(1, 0, 0);
-        stage = 3; auto e3 = e2.flatten(lv::c<1>, lv::c<1>);
-        stage = 4; (void)e3.narrow(2, 0, 0);
-        stage = 5;
+        auto e0 = lv::from_blob(p, {3, 1, 4, 4, 1}, {16, 0, 4, 1, 0});
+        stage = 1; auto e1 = e0.flatten(lv::c<-1>, lv::c<4>);
+        stage = 2; auto e2 = e1.unflatten(3, {4});
+        stage = 3; (void)e2.unflatten(2, {5, 1});
+        stage = 4;
     };
-    oracle::check_throws<lv::index_error>(run, stage, 4, "Dimension out of range (expected to be in range of [-2, 1], but got 2)", "arange(1).as_strided((2, 0), (1, 1), 0).movedim(0, 0).slice(dim=1, start=0, end=0, step=1).flatten(1, 1).narrow(2, 0, 0)");
+    oracle::check_throws<lv::shape_error>(run, stage, 3, "unflatten: Provided sizes [5, 1] don't multiply up to the size of dim 2 (4) in the input tensor", "arange(48).as_strided((3, 1, 4, 4, 1), (16, 0, 4, 1, 0), 0).flatten(-1, 4).unflatten(3, (4,)).unflatten(2, (5, 1))");
 }
 
-// arange(1).as_strided((2, 0), (1, 1), 0).movedim(0, 0).slice(dim=1, start=0, end=0, step=1).flatten(1, 1).permute(0, 0) -> shape_error at op 4 [error:permute-dup]
+// arange(48).as_strided((3, 1, 4, 4, 1), (16, 0, 4, 1, 0), 0).flatten(-1, 4).unflatten(3, (4,)).permute(1, 4, -4, 0, 2) -> shape_error at op 3 [error:permute-dup]
 BOOST_AUTO_TEST_CASE(errors_152)
 {
-    auto buf = oracle::arange(1);
+    auto buf = oracle::arange(48);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {2, 0}, {1, 1});
-        stage = 1; auto e1 = e0.movedim(0, 0);
-        stage = 2; auto e2 = e1.slice(1, 0, 0);
-        stage = 3; auto e3 = e2.flatten(lv::c<1>, lv::c<1>);
-        stage = 4; (void)e3.permute(0, 0);
-        stage = 5;
+        auto e0 = lv::from_blob(p, {3, 1, 4, 4, 1}, {16, 0, 4, 1, 0});
+        stage = 1; auto e1 = e0.flatten(lv::c<-1>, lv::c<4>);
+        stage = 2; auto e2 = e1.unflatten(3, {4});
+        stage = 3; (void)e2.permute(1, 4, -4, 0, 2);
+        stage = 4;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 4, "permute(): duplicate dims are not allowed.", "arange(1).as_strided((2, 0), (1, 1), 0).movedim(0, 0).slice(dim=1, start=0, end=0, step=1).flatten(1, 1).permute(0, 0)");
+    oracle::check_throws<lv::shape_error>(run, stage, 3, "permute(): duplicate dims are not allowed.", "arange(48).as_strided((3, 1, 4, 4, 1), (16, 0, 4, 1, 0), 0).flatten(-1, 4).unflatten(3, (4,)).permute(1, 4, -4, 0, 2)");
 }
 
-// arange(4).view(4,).unfold(0, 1, 0) -> shape_error at op 1 [error:unfold-step]
+// arange(1).view(0,).unflatten(0, (-1, 0)) -> shape_error at op 1 [error:unflatten-minus1-zero]
 BOOST_AUTO_TEST_CASE(errors_153)
 {
-    auto buf = oracle::arange(4);
+    auto buf = oracle::arange(1);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {4});
-        stage = 1; (void)e0.unfold(0, 1, 0);
+        auto e0 = lv::from_blob(p, {0});
+        stage = 1; (void)e0.unflatten(0, {-1, 0});
         stage = 2;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "step is 0 but must be > 0", "arange(4).view(4,).unfold(0, 1, 0)");
+    oracle::check_throws<lv::shape_error>(run, stage, 1, "cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension size -1 can be any value and is ambiguous", "arange(1).view(0,).unflatten(0, (-1, 0))");
 }
 
-// arange(4).view(4,).squeeze(-2) -> index_error at op 1 [error:dim-range:squeeze]
+// arange(1).view(0,).unsqueeze(2) -> index_error at op 1 [error:dim-range:unsqueeze]
 BOOST_AUTO_TEST_CASE(errors_154)
 {
+    auto buf = oracle::arange(1);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {0});
+        stage = 1; (void)e0.unsqueeze(2);
+        stage = 2;
+    };
+    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-2, 1], but got 2)", "arange(1).view(0,).unsqueeze(2)");
+}
+
+// arange(80).view(4, 5, 4).unflatten(-1, (4,)).transpose(-5, 0) -> index_error at op 2 [error:dim-range:transpose]
+BOOST_AUTO_TEST_CASE(errors_155)
+{
+    auto buf = oracle::arange(80);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {4, 5, 4});
+        stage = 1; auto e1 = e0.unflatten(-1, {4});
+        stage = 2; (void)e1.transpose(-5, 0);
+        stage = 3;
+    };
+    oracle::check_throws<lv::index_error>(run, stage, 2, "Dimension out of range (expected to be in range of [-3, 2], but got -5)", "arange(80).view(4, 5, 4).unflatten(-1, (4,)).transpose(-5, 0)");
+}
+
+// arange(80).view(4, 5, 4).unflatten(-1, (4,)).expand(-1, 4, 5, 4) -> shape_error at op 2 [error:expand-lead-1]
+BOOST_AUTO_TEST_CASE(errors_156)
+{
+    auto buf = oracle::arange(80);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {4, 5, 4});
+        stage = 1; auto e1 = e0.unflatten(-1, {4});
+        stage = 2; (void)e1.expand(-1, 4, 5, 4);
+        stage = 3;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 2, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0", "arange(80).view(4, 5, 4).unflatten(-1, (4,)).expand(-1, 4, 5, 4)");
+}
+
+// arange(8).as_strided((4, 2), (1, 4), 0).select(-3, 0) -> index_error at op 1 [error:dim-range:select]
+BOOST_AUTO_TEST_CASE(errors_157)
+{
+    auto buf = oracle::arange(8);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {4, 2}, {1, 4});
+        stage = 1; (void)e0.select(-3, 0);
+        stage = 2;
+    };
+    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-2, 1], but got -3)", "arange(8).as_strided((4, 2), (1, 4), 0).select(-3, 0)");
+}
+
+// arange(8).as_strided((4, 2), (1, 4), 0).unflatten(0, (-1, -1)) -> shape_error at op 1 [error:unflatten-two-1]
+BOOST_AUTO_TEST_CASE(errors_158)
+{
+    auto buf = oracle::arange(8);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {4, 2}, {1, 4});
+        stage = 1; (void)e0.unflatten(0, {-1, -1});
+        stage = 2;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 1, "unflatten got an unexpected error:\nonly one dimension can be inferred", "arange(8).as_strided((4, 2), (1, 4), 0).unflatten(0, (-1, -1))");
+}
+
+// arange(120).as_strided((1, 1, 1, 3), (120, 90, 6, 1), 27).narrow(3, -4, 0) -> index_error at op 1 [error:narrow-start-range]
+BOOST_AUTO_TEST_CASE(errors_159)
+{
+    auto buf = oracle::arange(120);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p + 27, {1, 1, 1, 3}, {120, 90, 6, 1});
+        stage = 1; (void)e0.narrow(3, -4, 0);
+        stage = 2;
+    };
+    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-3, 2], but got -4)", "arange(120).as_strided((1, 1, 1, 3), (120, 90, 6, 1), 27).narrow(3, -4, 0)");
+}
+
+// arange(120).as_strided((1, 1, 1, 3), (120, 90, 6, 1), 27).narrow(4, 0, 0) -> index_error at op 1 [error:dim-range:narrow]
+BOOST_AUTO_TEST_CASE(errors_160)
+{
+    auto buf = oracle::arange(120);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p + 27, {1, 1, 1, 3}, {120, 90, 6, 1});
+        stage = 1; (void)e0.narrow(4, 0, 0);
+        stage = 2;
+    };
+    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-4, 3], but got 4)", "arange(120).as_strided((1, 1, 1, 3), (120, 90, 6, 1), 27).narrow(4, 0, 0)");
+}
+
+// arange(5).as_strided((5, 3), (1, 0), 0).unflatten(-1, (3, 1)).select(-2, 2).unfold(1, 1, 2).slice(dim=3, start=0, end=1, step=1) -> index_error at op 4 [error:dim-range:slice]
+BOOST_AUTO_TEST_CASE(errors_161)
+{
+    auto buf = oracle::arange(5);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {5, 3}, {1, 0});
+        stage = 1; auto e1 = e0.unflatten(-1, {3, 1});
+        stage = 2; auto e2 = e1.select(-2, 2);
+        stage = 3; auto e3 = e2.unfold(1, 1, 2);
+        stage = 4; (void)e3.slice(3, 0, 1, 1);
+        stage = 5;
+    };
+    oracle::check_throws<lv::index_error>(run, stage, 4, "Dimension out of range (expected to be in range of [-3, 2], but got 3)", "arange(5).as_strided((5, 3), (1, 0), 0).unflatten(-1, (3, 1)).select(-2, 2).unfold(1, 1, 2).slice(dim=3, start=0, end=1, step=1)");
+}
+
+// arange(5).as_strided((5, 3), (1, 0), 0).unflatten(-1, (3, 1)).select(-2, 2).unfold(1, 1, 2).diagonal(1, 1, -2) -> shape_error at op 4 [error:diagonal-same]
+BOOST_AUTO_TEST_CASE(errors_162)
+{
+    auto buf = oracle::arange(5);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {5, 3}, {1, 0});
+        stage = 1; auto e1 = e0.unflatten(-1, {3, 1});
+        stage = 2; auto e2 = e1.select(-2, 2);
+        stage = 3; auto e3 = e2.unfold(1, 1, 2);
+        stage = 4; (void)e3.diagonal(1, 1, -2);
+        stage = 5;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 4, "diagonal dimensions cannot be identical 1, -2", "arange(5).as_strided((5, 3), (1, 0), 0).unflatten(-1, (3, 1)).select(-2, 2).unfold(1, 1, 2).diagonal(1, 1, -2)");
+}
+
+// arange(4).as_strided((1, 4), (4, 1), 0).unfold(1, 1, 0) -> shape_error at op 1 [error:unfold-step]
+BOOST_AUTO_TEST_CASE(errors_163)
+{
     auto buf = oracle::arange(4);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {4});
-        stage = 1; (void)e0.squeeze(-2);
+        auto e0 = lv::from_blob(p, {1, 4}, {4, 1});
+        stage = 1; (void)e0.unfold(1, 1, 0);
         stage = 2;
     };
-    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-1, 0], but got -2)", "arange(4).view(4,).squeeze(-2)");
+    oracle::check_throws<lv::shape_error>(run, stage, 1, "step is 0 but must be > 0", "arange(4).as_strided((1, 4), (4, 1), 0).unfold(1, 1, 0)");
 }
 
-// arange(1).as_strided((1, 1, 1, 1), (1, 1, 1, 1), 0).transpose(0, 4) -> index_error at op 1 [error:dim-range:transpose]
-BOOST_AUTO_TEST_CASE(errors_155)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 1, 1, 1}, {1, 1, 1, 1});
-        stage = 1; (void)e0.transpose(0, 4);
-        stage = 2;
-    };
-    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-4, 3], but got 4)", "arange(1).as_strided((1, 1, 1, 1), (1, 1, 1, 1), 0).transpose(0, 4)");
-}
-
-// arange(1).as_strided((1, 1, 1, 1), (1, 1, 1, 1), 0).slice(dim=1, start=0, end=1, step=-1) -> shape_error at op 1 [error:slice-step]
-BOOST_AUTO_TEST_CASE(errors_156)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 1, 1, 1}, {1, 1, 1, 1});
-        stage = 1; (void)e0.slice(1, 0, 1, -1);
-        stage = 2;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "slice step must be positive", "arange(1).as_strided((1, 1, 1, 1), (1, 1, 1, 1), 0).slice(dim=1, start=0, end=1, step=-1)");
-}
-
-// arange(5).as_strided((3,), (1,), 2).unfold(-2, 1, 1) -> index_error at op 1 [error:dim-range:unfold]
-BOOST_AUTO_TEST_CASE(errors_157)
-{
-    auto buf = oracle::arange(5);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p + 2, {3}, {1});
-        stage = 1; (void)e0.unfold(-2, 1, 1);
-        stage = 2;
-    };
-    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-1, 0], but got -2)", "arange(5).as_strided((3,), (1,), 2).unfold(-2, 1, 1)");
-}
-
-// arange(5).as_strided((3,), (1,), 2).unflatten(0, (4, 1)) -> shape_error at op 1 [error:unflatten-sizes]
-BOOST_AUTO_TEST_CASE(errors_158)
-{
-    auto buf = oracle::arange(5);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p + 2, {3}, {1});
-        stage = 1; (void)e0.unflatten(0, {4, 1});
-        stage = 2;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "unflatten: Provided sizes [4, 1] don't multiply up to the size of dim 0 (3) in the input tensor", "arange(5).as_strided((3,), (1,), 2).unflatten(0, (4, 1))");
-}
-
-// arange(1).as_strided((4,), (0,), 0).expand(4).unsqueeze(-2).t().unsqueeze(3) -> index_error at op 4 [error:dim-range:unsqueeze]
-BOOST_AUTO_TEST_CASE(errors_159)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {4}, {0});
-        stage = 1; auto e1 = e0.expand(4);
-        stage = 2; auto e2 = e1.unsqueeze(-2);
-        stage = 3; auto e3 = e2.t();
-        stage = 4; (void)e3.unsqueeze(3);
-        stage = 5;
-    };
-    oracle::check_throws<lv::index_error>(run, stage, 4, "Dimension out of range (expected to be in range of [-3, 2], but got 3)", "arange(1).as_strided((4,), (0,), 0).expand(4).unsqueeze(-2).t().unsqueeze(3)");
-}
-
-// arange(1).as_strided((4,), (0,), 0).expand(4).unsqueeze(-2).t().unflatten(2, (1, 1)) -> index_error at op 4 [error:dim-range:unflatten]
-BOOST_AUTO_TEST_CASE(errors_160)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {4}, {0});
-        stage = 1; auto e1 = e0.expand(4);
-        stage = 2; auto e2 = e1.unsqueeze(-2);
-        stage = 3; auto e3 = e2.t();
-        stage = 4; (void)e3.unflatten(2, {1, 1});
-        stage = 5;
-    };
-    oracle::check_throws<lv::index_error>(run, stage, 4, "Dimension out of range (expected to be in range of [-2, 1], but got 2)", "arange(1).as_strided((4,), (0,), 0).expand(4).unsqueeze(-2).t().unflatten(2, (1, 1))");
-}
-
-// arange(2).as_strided((1, 1, 2), (2, 100, 1), 0).permute(1, 0, 2).diagonal(0, 2, -2).permute(0, -3) -> index_error at op 3 [error:dim-range:permute]
-BOOST_AUTO_TEST_CASE(errors_161)
-{
-    auto buf = oracle::arange(2);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 1, 2}, {2, 100, 1});
-        stage = 1; auto e1 = e0.permute(1, 0, 2);
-        stage = 2; auto e2 = e1.diagonal(0, 2, -2);
-        stage = 3; (void)e2.permute(0, -3);
-        stage = 4;
-    };
-    oracle::check_throws<lv::index_error>(run, stage, 3, "Dimension out of range (expected to be in range of [-2, 1], but got -3)", "arange(2).as_strided((1, 1, 2), (2, 100, 1), 0).permute(1, 0, 2).diagonal(0, 2, -2).permute(0, -3)");
-}
-
-// arange(2).as_strided((1, 1, 2), (2, 100, 1), 0).permute(1, 0, 2).diagonal(0, 2, -2).diagonal(0, 0, 2) -> index_error at op 3 [error:dim-range:diagonal]
-BOOST_AUTO_TEST_CASE(errors_162)
-{
-    auto buf = oracle::arange(2);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 1, 2}, {2, 100, 1});
-        stage = 1; auto e1 = e0.permute(1, 0, 2);
-        stage = 2; auto e2 = e1.diagonal(0, 2, -2);
-        stage = 3; (void)e2.diagonal(0, 0, 2);
-        stage = 4;
-    };
-    oracle::check_throws<lv::index_error>(run, stage, 3, "Dimension out of range (expected to be in range of [-2, 1], but got 2)", "arange(2).as_strided((1, 1, 2), (2, 100, 1), 0).permute(1, 0, 2).diagonal(0, 2, -2).diagonal(0, 0, 2)");
-}
-
-// arange(1).view(4, 3, 0, 2).view(1, 0, 3, 2).permute(0, -1, 1, 2).select(3, 0).unfold(0, 2, 1) -> shape_error at op 4 [error:unfold-size]
-BOOST_AUTO_TEST_CASE(errors_163)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {4, 3, 0, 2});
-        stage = 1; auto e1 = e0.view(1, 0, 3, 2);
-        stage = 2; auto e2 = e1.permute(0, -1, 1, 2);
-        stage = 3; auto e3 = e2.select(3, 0);
-        stage = 4; (void)e3.unfold(0, 2, 1);
-        stage = 5;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 4, "maximum size for tensor at dimension 0 is 1 but size is 2", "arange(1).view(4, 3, 0, 2).view(1, 0, 3, 2).permute(0, -1, 1, 2).select(3, 0).unfold(0, 2, 1)");
-}
-
-// arange(1).view(4, 3, 0, 2).view(1, 0, 3, 2).permute(0, -1, 1, 2).select(3, 0).unflatten(2, (-1, 0)) -> shape_error at op 4 [error:unflatten-minus1-zero]
+// arange(4).as_strided((1, 4), (4, 1), 0).permute(-3, 1) -> index_error at op 1 [error:dim-range:permute]
 BOOST_AUTO_TEST_CASE(errors_164)
 {
-    auto buf = oracle::arange(1);
+    auto buf = oracle::arange(4);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {4, 3, 0, 2});
-        stage = 1; auto e1 = e0.view(1, 0, 3, 2);
-        stage = 2; auto e2 = e1.permute(0, -1, 1, 2);
-        stage = 3; auto e3 = e2.select(3, 0);
-        stage = 4; (void)e3.unflatten(2, {-1, 0});
-        stage = 5;
+        auto e0 = lv::from_blob(p, {1, 4}, {4, 1});
+        stage = 1; (void)e0.permute(-3, 1);
+        stage = 2;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 4, "cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension size -1 can be any value and is ambiguous", "arange(1).view(4, 3, 0, 2).view(1, 0, 3, 2).permute(0, -1, 1, 2).select(3, 0).unflatten(2, (-1, 0))");
+    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-2, 1], but got -3)", "arange(4).as_strided((1, 4), (4, 1), 0).permute(-3, 1)");
 }
 
-// arange(20).view(2, 1, 2, 5).transpose(0, 1).squeeze(-4).unflatten(-2, (1, 2)).expand(2, 1, 3, 5) -> shape_error at op 4 [error:expand-mismatch]
+// arange(1).as_strided((5, 0, 5), (1, 1, 5), 0).unflatten(0, (1, 5, 1)).diagonal(0, 0, 5) -> index_error at op 2 [error:dim-range:diagonal]
 BOOST_AUTO_TEST_CASE(errors_165)
 {
-    auto buf = oracle::arange(20);
+    auto buf = oracle::arange(1);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {2, 1, 2, 5});
-        stage = 1; auto e1 = e0.transpose(0, 1);
-        stage = 2; auto e2 = e1.squeeze(-4);
-        stage = 3; auto e3 = e2.unflatten(-2, {1, 2});
-        stage = 4; (void)e3.expand(2, 1, 3, 5);
-        stage = 5;
+        auto e0 = lv::from_blob(p, {5, 0, 5}, {1, 1, 5});
+        stage = 1; auto e1 = e0.unflatten(0, {1, 5, 1});
+        stage = 2; (void)e1.diagonal(0, 0, 5);
+        stage = 3;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 4, "The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 2.  Target sizes: [2, 1, 3, 5].  Tensor sizes: [2, 1, 2, 5]", "arange(20).view(2, 1, 2, 5).transpose(0, 1).squeeze(-4).unflatten(-2, (1, 2)).expand(2, 1, 3, 5)");
+    oracle::check_throws<lv::index_error>(run, stage, 2, "Dimension out of range (expected to be in range of [-5, 4], but got 5)", "arange(1).as_strided((5, 0, 5), (1, 1, 5), 0).unflatten(0, (1, 5, 1)).diagonal(0, 0, 5)");
 }
 
-// arange(20).view(2, 1, 2, 5).transpose(0, 1).squeeze(-4).unflatten(-2, (1, 2)).unflatten(2, (-3, -1)) -> shape_error at op 4 [error:unflatten-neg]
+// arange(1).as_strided((5, 0, 5), (1, 1, 5), 0).unflatten(0, (1, 5, 1)).unflatten(4, (-3, -1)) -> shape_error at op 2 [error:unflatten-neg]
 BOOST_AUTO_TEST_CASE(errors_166)
 {
+    auto buf = oracle::arange(1);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {5, 0, 5}, {1, 1, 5});
+        stage = 1; auto e1 = e0.unflatten(0, {1, 5, 1});
+        stage = 2; (void)e1.unflatten(4, {-3, -1});
+        stage = 3;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 2, "invalid shape dimension -3", "arange(1).as_strided((5, 0, 5), (1, 1, 5), 0).unflatten(0, (1, 5, 1)).unflatten(4, (-3, -1))");
+}
+
+// arange(15).view(3, 5).t().movedim(-1, -1).view(-1, 1) -> shape_error at op 3 [error:view-incompatible]
+BOOST_AUTO_TEST_CASE(errors_167)
+{
+    auto buf = oracle::arange(15);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {3, 5});
+        stage = 1; auto e1 = e0.t();
+        stage = 2; auto e2 = e1.movedim(-1, -1);
+        stage = 3; (void)e2.view(-1, 1);
+        stage = 4;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 3, "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.", "arange(15).view(3, 5).t().movedim(-1, -1).view(-1, 1)");
+}
+
+// arange(15).view(3, 5).t().movedim(-1, -1).unflatten(1, (-1, 2)) -> shape_error at op 3 [error:unflatten-indivisible]
+BOOST_AUTO_TEST_CASE(errors_168)
+{
+    auto buf = oracle::arange(15);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {3, 5});
+        stage = 1; auto e1 = e0.t();
+        stage = 2; auto e2 = e1.movedim(-1, -1);
+        stage = 3; (void)e2.unflatten(1, {-1, 2});
+        stage = 4;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 3, "unflatten: Provided sizes [-1, 2] don't multiply up to the size of dim 1 (3) in the input tensor", "arange(15).view(3, 5).t().movedim(-1, -1).unflatten(1, (-1, 2))");
+}
+
+// arange(20).as_strided((5, 1, 4), (4, 1, 1), 0).reshape(-1, -1) -> shape_error at op 1 [error:two-1]
+BOOST_AUTO_TEST_CASE(errors_169)
+{
     auto buf = oracle::arange(20);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {2, 1, 2, 5});
-        stage = 1; auto e1 = e0.transpose(0, 1);
-        stage = 2; auto e2 = e1.squeeze(-4);
-        stage = 3; auto e3 = e2.unflatten(-2, {1, 2});
-        stage = 4; (void)e3.unflatten(2, {-3, -1});
-        stage = 5;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 4, "invalid shape dimension -3", "arange(20).view(2, 1, 2, 5).transpose(0, 1).squeeze(-4).unflatten(-2, (1, 2)).unflatten(2, (-3, -1))");
-}
-
-// arange(30).as_strided((5, 2, 3), (3, 15, 1), 0).view(1, 15, 1, 2) -> shape_error at op 1 [error:view-incompatible]
-BOOST_AUTO_TEST_CASE(errors_167)
-{
-    auto buf = oracle::arange(30);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {5, 2, 3}, {3, 15, 1});
-        stage = 1; (void)e0.view(1, 15, 1, 2);
+        auto e0 = lv::from_blob(p, {5, 1, 4}, {4, 1, 1});
+        stage = 1; (void)e0.reshape(-1, -1);
         stage = 2;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.", "arange(30).as_strided((5, 2, 3), (3, 15, 1), 0).view(1, 15, 1, 2)");
+    oracle::check_throws<lv::shape_error>(run, stage, 1, "only one dimension can be inferred", "arange(20).as_strided((5, 1, 4), (4, 1, 1), 0).reshape(-1, -1)");
 }
 
-// arange(30).as_strided((5, 2, 3), (3, 15, 1), 0).expand(5, 2, -2) -> shape_error at op 1 [error:expand-neg-nonsingleton]
-BOOST_AUTO_TEST_CASE(errors_168)
-{
-    auto buf = oracle::arange(30);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {5, 2, 3}, {3, 15, 1});
-        stage = 1; (void)e0.expand(5, 2, -2);
-        stage = 2;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "The expanded size of the tensor (-2) must match the existing size (3) at non-singleton dimension 2.  Target sizes: [5, 2, -2].  Tensor sizes: [5, 2, 3]", "arange(30).as_strided((5, 2, 3), (3, 15, 1), 0).expand(5, 2, -2)");
-}
-
-// arange(3).as_strided((1,), (1,), 1).unsqueeze(-2).view(1).reshape(1, 1).reshape(0, 2, -1) -> shape_error at op 4 [error:minus1-zero]
-BOOST_AUTO_TEST_CASE(errors_169)
-{
-    auto buf = oracle::arange(3);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p + 1, {1}, {1});
-        stage = 1; auto e1 = e0.unsqueeze(-2);
-        stage = 2; auto e2 = e1.view(1);
-        stage = 3; auto e3 = e2.reshape(1, 1);
-        stage = 4; (void)e3.reshape(0, 2, -1);
-        stage = 5;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 4, "shape '[0, 2, -1]' is invalid for input of size 1", "arange(3).as_strided((1,), (1,), 1).unsqueeze(-2).view(1).reshape(1, 1).reshape(0, 2, -1)");
-}
-
-// arange(3).as_strided((1,), (1,), 1).unsqueeze(-2).view(1).reshape(1, 1).select(-1, -2) -> index_error at op 4 [error:select-index]
+// arange(20).as_strided((5, 1, 4), (4, 1, 1), 0).narrow(-4, 0, 0) -> index_error at op 1 [error:dim-range:narrow]
 BOOST_AUTO_TEST_CASE(errors_170)
 {
-    auto buf = oracle::arange(3);
+    auto buf = oracle::arange(20);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p + 1, {1}, {1});
-        stage = 1; auto e1 = e0.unsqueeze(-2);
-        stage = 2; auto e2 = e1.view(1);
-        stage = 3; auto e3 = e2.reshape(1, 1);
-        stage = 4; (void)e3.select(-1, -2);
-        stage = 5;
+        auto e0 = lv::from_blob(p, {5, 1, 4}, {4, 1, 1});
+        stage = 1; (void)e0.narrow(-4, 0, 0);
+        stage = 2;
     };
-    oracle::check_throws<lv::index_error>(run, stage, 4, "select(): index -2 out of range for tensor of size [1, 1] at dimension 1", "arange(3).as_strided((1,), (1,), 1).unsqueeze(-2).view(1).reshape(1, 1).select(-1, -2)");
+    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-3, 2], but got -4)", "arange(20).as_strided((5, 1, 4), (4, 1, 1), 0).narrow(-4, 0, 0)");
 }
 
-// arange(3).as_strided((3, 1, 3, 3), (1, 1, 0, 0), 0).select(-1, -2).unflatten(2, (-1, 2)) -> shape_error at op 2 [error:unflatten-indivisible]
+// arange(180).as_strided((1, 3, 2), (90, 5, 3), 0).permute(2, 0, -2).select(0, -1).expand(1, -2) -> shape_error at op 3 [error:expand-neg-nonsingleton]
 BOOST_AUTO_TEST_CASE(errors_171)
 {
-    auto buf = oracle::arange(3);
+    auto buf = oracle::arange(180);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {3, 1, 3, 3}, {1, 1, 0, 0});
-        stage = 1; auto e1 = e0.select(-1, -2);
-        stage = 2; (void)e1.unflatten(2, {-1, 2});
-        stage = 3;
+        auto e0 = lv::from_blob(p, {1, 3, 2}, {90, 5, 3});
+        stage = 1; auto e1 = e0.permute(2, 0, -2);
+        stage = 2; auto e2 = e1.select(0, -1);
+        stage = 3; (void)e2.expand(1, -2);
+        stage = 4;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 2, "unflatten: Provided sizes [-1, 2] don't multiply up to the size of dim 2 (3) in the input tensor", "arange(3).as_strided((3, 1, 3, 3), (1, 1, 0, 0), 0).select(-1, -2).unflatten(2, (-1, 2))");
+    oracle::check_throws<lv::shape_error>(run, stage, 3, "The expanded size of the tensor (-2) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [1, -2].  Tensor sizes: [1, 3]", "arange(180).as_strided((1, 3, 2), (90, 5, 3), 0).permute(2, 0, -2).select(0, -1).expand(1, -2)");
 }
 
-// arange(3).as_strided((3, 1, 3, 3), (1, 1, 0, 0), 0).select(-1, -2).unflatten(2, (-1, -1)) -> shape_error at op 2 [error:unflatten-two-1]
+// arange(180).as_strided((1, 3, 2), (90, 5, 3), 0).permute(2, 0, -2).select(0, -1).view(0, 2, -1) -> shape_error at op 3 [error:minus1-zero]
 BOOST_AUTO_TEST_CASE(errors_172)
 {
+    auto buf = oracle::arange(180);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {1, 3, 2}, {90, 5, 3});
+        stage = 1; auto e1 = e0.permute(2, 0, -2);
+        stage = 2; auto e2 = e1.select(0, -1);
+        stage = 3; (void)e2.view(0, 2, -1);
+        stage = 4;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 3, "shape '[0, 2, -1]' is invalid for input of size 3", "arange(180).as_strided((1, 3, 2), (90, 5, 3), 0).permute(2, 0, -2).select(0, -1).view(0, 2, -1)");
+}
+
+// arange(4).as_strided((2, 2, 1, 5), (2, 1, 1, 0), 0).unflatten(2, (1, 1)).narrow(3, -1, 2) -> shape_error at op 2 [error:narrow-exceeds]
+BOOST_AUTO_TEST_CASE(errors_173)
+{
+    auto buf = oracle::arange(4);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {2, 2, 1, 5}, {2, 1, 1, 0});
+        stage = 1; auto e1 = e0.unflatten(2, {1, 1});
+        stage = 2; (void)e1.narrow(3, -1, 2);
+        stage = 3;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 2, "start (0) + length (2) exceeds dimension size (1).", "arange(4).as_strided((2, 2, 1, 5), (2, 1, 1, 0), 0).unflatten(2, (1, 1)).narrow(3, -1, 2)");
+}
+
+// arange(4).as_strided((2, 2, 1, 5), (2, 1, 1, 0), 0).unflatten(2, (1, 1)).narrow(3, -2, 0) -> index_error at op 2 [error:narrow-start-range]
+BOOST_AUTO_TEST_CASE(errors_174)
+{
+    auto buf = oracle::arange(4);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {2, 2, 1, 5}, {2, 1, 1, 0});
+        stage = 1; auto e1 = e0.unflatten(2, {1, 1});
+        stage = 2; (void)e1.narrow(3, -2, 0);
+        stage = 3;
+    };
+    oracle::check_throws<lv::index_error>(run, stage, 2, "Dimension out of range (expected to be in range of [-1, 0], but got -2)", "arange(4).as_strided((2, 2, 1, 5), (2, 1, 1, 0), 0).unflatten(2, (1, 1)).narrow(3, -2, 0)");
+}
+
+// arange(15).as_strided((1, 1, 1, 3, 5), (15, 15, 100, 5, 1), 0).slice(dim=0, start=0, end=1, step=1).movedim(0, 2).narrow(0, 0, -1) -> shape_error at op 3 [error:narrow-neg-len]
+BOOST_AUTO_TEST_CASE(errors_175)
+{
+    auto buf = oracle::arange(15);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {1, 1, 1, 3, 5}, {15, 15, 100, 5, 1});
+        stage = 1; auto e1 = e0.slice(0, 0, 1);
+        stage = 2; auto e2 = e1.movedim(0, 2);
+        stage = 3; (void)e2.narrow(0, 0, -1);
+        stage = 4;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 3, "start (0) + length (-1) exceeds dimension size (1).", "arange(15).as_strided((1, 1, 1, 3, 5), (15, 15, 100, 5, 1), 0).slice(dim=0, start=0, end=1, step=1).movedim(0, 2).narrow(0, 0, -1)");
+}
+
+// arange(15).as_strided((1, 1, 1, 3, 5), (15, 15, 100, 5, 1), 0).slice(dim=0, start=0, end=1, step=1).movedim(0, 2).unfold(-6, 1, 1) -> index_error at op 3 [error:dim-range:unfold]
+BOOST_AUTO_TEST_CASE(errors_176)
+{
+    auto buf = oracle::arange(15);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {1, 1, 1, 3, 5}, {15, 15, 100, 5, 1});
+        stage = 1; auto e1 = e0.slice(0, 0, 1);
+        stage = 2; auto e2 = e1.movedim(0, 2);
+        stage = 3; (void)e2.unfold(-6, 1, 1);
+        stage = 4;
+    };
+    oracle::check_throws<lv::index_error>(run, stage, 3, "Dimension out of range (expected to be in range of [-5, 4], but got -6)", "arange(15).as_strided((1, 1, 1, 3, 5), (15, 15, 100, 5, 1), 0).slice(dim=0, start=0, end=1, step=1).movedim(0, 2).unfold(-6, 1, 1)");
+}
+
+// arange(1).as_strided((2, 1, 0), (3, 3, 1), 0).select(0, 1).unflatten(1, (2, 0)).view(1, 2, 1) -> shape_error at op 3 [error:numel]
+BOOST_AUTO_TEST_CASE(errors_177)
+{
+    auto buf = oracle::arange(1);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {2, 1, 0}, {3, 3, 1});
+        stage = 1; auto e1 = e0.select(0, 1);
+        stage = 2; auto e2 = e1.unflatten(1, {2, 0});
+        stage = 3; (void)e2.view(1, 2, 1);
+        stage = 4;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 3, "shape '[1, 2, 1]' is invalid for input of size 0", "arange(1).as_strided((2, 1, 0), (3, 3, 1), 0).select(0, 1).unflatten(1, (2, 0)).view(1, 2, 1)");
+}
+
+// arange(1).as_strided((2, 1, 0), (3, 3, 1), 0).select(0, 1).unflatten(1, (2, 0)).reshape(1, 2, 1) -> shape_error at op 3 [error:numel]
+BOOST_AUTO_TEST_CASE(errors_178)
+{
+    auto buf = oracle::arange(1);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {2, 1, 0}, {3, 3, 1});
+        stage = 1; auto e1 = e0.select(0, 1);
+        stage = 2; auto e2 = e1.unflatten(1, {2, 0});
+        stage = 3; (void)e2.reshape(1, 2, 1);
+        stage = 4;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 3, "shape '[1, 2, 1]' is invalid for input of size 0", "arange(1).as_strided((2, 1, 0), (3, 3, 1), 0).select(0, 1).unflatten(1, (2, 0)).reshape(1, 2, 1)");
+}
+
+// arange(20).view(5, 4).expand(-1, 5, 4) -> shape_error at op 1 [error:expand-lead-1]
+BOOST_AUTO_TEST_CASE(errors_179)
+{
+    auto buf = oracle::arange(20);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {5, 4});
+        stage = 1; (void)e0.expand(-1, 5, 4);
+        stage = 2;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 1, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0", "arange(20).view(5, 4).expand(-1, 5, 4)");
+}
+
+// arange(20).view(5, 4).view(-1, 21) -> shape_error at op 1 [error:indivisible]
+BOOST_AUTO_TEST_CASE(errors_180)
+{
+    auto buf = oracle::arange(20);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {5, 4});
+        stage = 1; (void)e0.view(-1, 21);
+        stage = 2;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 1, "shape '[-1, 21]' is invalid for input of size 20", "arange(20).view(5, 4).view(-1, 21)");
+}
+
+// arange(6).as_strided((2, 3), (1, 2), 0).unflatten(-1, (3,)).movedim(0, 2) -> index_error at op 2 [error:dim-range:movedim]
+BOOST_AUTO_TEST_CASE(errors_181)
+{
+    auto buf = oracle::arange(6);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {2, 3}, {1, 2});
+        stage = 1; auto e1 = e0.unflatten(-1, {3});
+        stage = 2; (void)e1.movedim(0, 2);
+        stage = 3;
+    };
+    oracle::check_throws<lv::index_error>(run, stage, 2, "Dimension out of range (expected to be in range of [-2, 1], but got 2)", "arange(6).as_strided((2, 3), (1, 2), 0).unflatten(-1, (3,)).movedim(0, 2)");
+}
+
+// arange(6).as_strided((2, 3), (1, 2), 0).unflatten(-1, (3,)).select(-2, -4) -> index_error at op 2 [error:select-index]
+BOOST_AUTO_TEST_CASE(errors_182)
+{
+    auto buf = oracle::arange(6);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {2, 3}, {1, 2});
+        stage = 1; auto e1 = e0.unflatten(-1, {3});
+        stage = 2; (void)e1.select(-2, -4);
+        stage = 3;
+    };
+    oracle::check_throws<lv::index_error>(run, stage, 2, "select(): index -4 out of range for tensor of size [2, 3] at dimension 0", "arange(6).as_strided((2, 3), (1, 2), 0).unflatten(-1, (3,)).select(-2, -4)");
+}
+
+// arange(14).as_strided((1, 1), (2, 1), 12).unflatten(1, (1,)).slice(dim=1, start=0, end=1, step=-2) -> shape_error at op 2 [error:slice-step]
+BOOST_AUTO_TEST_CASE(errors_183)
+{
+    auto buf = oracle::arange(14);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p + 12, {1, 1}, {2, 1});
+        stage = 1; auto e1 = e0.unflatten(1, {1});
+        stage = 2; (void)e1.slice(1, 0, 1, -2);
+        stage = 3;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 2, "slice step must be positive", "arange(14).as_strided((1, 1), (2, 1), 12).unflatten(1, (1,)).slice(dim=1, start=0, end=1, step=-2)");
+}
+
+// arange(14).as_strided((1, 1), (2, 1), 12).unflatten(1, (1,)).squeeze(-3) -> index_error at op 2 [error:dim-range:squeeze]
+BOOST_AUTO_TEST_CASE(errors_184)
+{
+    auto buf = oracle::arange(14);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p + 12, {1, 1}, {2, 1});
+        stage = 1; auto e1 = e0.unflatten(1, {1});
+        stage = 2; (void)e1.squeeze(-3);
+        stage = 3;
+    };
+    oracle::check_throws<lv::index_error>(run, stage, 2, "Dimension out of range (expected to be in range of [-2, 1], but got -3)", "arange(14).as_strided((1, 1), (2, 1), 12).unflatten(1, (1,)).squeeze(-3)");
+}
+
+// arange(4).as_strided((1, 4, 1, 5), (4, 1, 1, 0), 0).unfold(0, 2, 1) -> shape_error at op 1 [error:unfold-size]
+BOOST_AUTO_TEST_CASE(errors_185)
+{
+    auto buf = oracle::arange(4);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {1, 4, 1, 5}, {4, 1, 1, 0});
+        stage = 1; (void)e0.unfold(0, 2, 1);
+        stage = 2;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 1, "maximum size for tensor at dimension 0 is 1 but size is 2", "arange(4).as_strided((1, 4, 1, 5), (4, 1, 1, 0), 0).unfold(0, 2, 1)");
+}
+
+// arange(4).as_strided((1, 4, 1, 5), (4, 1, 1, 0), 0).permute(3, 0, 1, 3) -> shape_error at op 1 [error:permute-dup]
+BOOST_AUTO_TEST_CASE(errors_186)
+{
+    auto buf = oracle::arange(4);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {1, 4, 1, 5}, {4, 1, 1, 0});
+        stage = 1; (void)e0.permute(3, 0, 1, 3);
+        stage = 2;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 1, "permute(): duplicate dims are not allowed.", "arange(4).as_strided((1, 4, 1, 5), (4, 1, 1, 0), 0).permute(3, 0, 1, 3)");
+}
+
+// arange(3).as_strided((3, 1, 1), (1, 100, 7), 0).unflatten(3, (1, 1)) -> index_error at op 1 [error:dim-range:unflatten]
+BOOST_AUTO_TEST_CASE(errors_187)
+{
     auto buf = oracle::arange(3);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {3, 1, 3, 3}, {1, 1, 0, 0});
-        stage = 1; auto e1 = e0.select(-1, -2);
-        stage = 2; (void)e1.unflatten(2, {-1, -1});
-        stage = 3;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 2, "unflatten got an unexpected error:\nonly one dimension can be inferred", "arange(3).as_strided((3, 1, 3, 3), (1, 1, 0, 0), 0).select(-1, -2).unflatten(2, (-1, -1))");
-}
-
-// arange(15).as_strided((1, 1, 5, 1, 3), (100, 0, 3, 3, 1), 0).view(1, 1, 1, 5, 1, 3).view(1, -1, 1, 5, 3).transpose(2, 4).narrow(0, -1, 2) -> shape_error at op 4 [error:narrow-exceeds]
-BOOST_AUTO_TEST_CASE(errors_173)
-{
-    auto buf = oracle::arange(15);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 1, 5, 1, 3}, {100, 0, 3, 3, 1});
-        stage = 1; auto e1 = e0.view(1, 1, 1, 5, 1, 3);
-        stage = 2; auto e2 = e1.view(1, -1, 1, 5, 3);
-        stage = 3; auto e3 = e2.transpose(2, 4);
-        stage = 4; (void)e3.narrow(0, -1, 2);
-        stage = 5;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 4, "start (0) + length (2) exceeds dimension size (1).", "arange(15).as_strided((1, 1, 5, 1, 3), (100, 0, 3, 3, 1), 0).view(1, 1, 1, 5, 1, 3).view(1, -1, 1, 5, 3).transpose(2, 4).narrow(0, -1, 2)");
-}
-
-// arange(15).as_strided((1, 1, 5, 1, 3), (100, 0, 3, 3, 1), 0).view(1, 1, 1, 5, 1, 3).view(1, -1, 1, 5, 3).transpose(2, 4).unflatten(5, (1, 5)) -> index_error at op 4 [error:dim-range:unflatten]
-BOOST_AUTO_TEST_CASE(errors_174)
-{
-    auto buf = oracle::arange(15);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 1, 5, 1, 3}, {100, 0, 3, 3, 1});
-        stage = 1; auto e1 = e0.view(1, 1, 1, 5, 1, 3);
-        stage = 2; auto e2 = e1.view(1, -1, 1, 5, 3);
-        stage = 3; auto e3 = e2.transpose(2, 4);
-        stage = 4; (void)e3.unflatten(5, {1, 5});
-        stage = 5;
-    };
-    oracle::check_throws<lv::index_error>(run, stage, 4, "Dimension out of range (expected to be in range of [-5, 4], but got 5)", "arange(15).as_strided((1, 1, 5, 1, 3), (100, 0, 3, 3, 1), 0).view(1, 1, 1, 5, 1, 3).view(1, -1, 1, 5, 3).transpose(2, 4).unflatten(5, (1, 5))");
-}
-
-// arange(1).as_strided((3, 1, 0, 2), (2, 1, 6, 1), 0).transpose(-6, 0) -> index_error at op 1 [error:dim-range:transpose]
-BOOST_AUTO_TEST_CASE(errors_175)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {3, 1, 0, 2}, {2, 1, 6, 1});
-        stage = 1; (void)e0.transpose(-6, 0);
+        auto e0 = lv::from_blob(p, {3, 1, 1}, {1, 100, 7});
+        stage = 1; (void)e0.unflatten(3, {1, 1});
         stage = 2;
     };
-    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-4, 3], but got -6)", "arange(1).as_strided((3, 1, 0, 2), (2, 1, 6, 1), 0).transpose(-6, 0)");
+    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-3, 2], but got 3)", "arange(3).as_strided((3, 1, 1), (1, 100, 7), 0).unflatten(3, (1, 1))");
 }
 
-// arange(1).as_strided((3, 1, 0, 2), (2, 1, 6, 1), 0).reshape(-1, 0, -1) -> shape_error at op 1 [error:two-1]
-BOOST_AUTO_TEST_CASE(errors_176)
+// arange(3).as_strided((3, 1, 1), (1, 100, 7), 0).diagonal(1, 1, -2) -> shape_error at op 1 [error:diagonal-same]
+BOOST_AUTO_TEST_CASE(errors_188)
 {
-    auto buf = oracle::arange(1);
+    auto buf = oracle::arange(3);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {3, 1, 0, 2}, {2, 1, 6, 1});
-        stage = 1; (void)e0.reshape(-1, 0, -1);
+        auto e0 = lv::from_blob(p, {3, 1, 1}, {1, 100, 7});
+        stage = 1; (void)e0.diagonal(1, 1, -2);
         stage = 2;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "only one dimension can be inferred", "arange(1).as_strided((3, 1, 0, 2), (2, 1, 6, 1), 0).reshape(-1, 0, -1)");
+    oracle::check_throws<lv::shape_error>(run, stage, 1, "diagonal dimensions cannot be identical 1, -2", "arange(3).as_strided((3, 1, 1), (1, 100, 7), 0).diagonal(1, 1, -2)");
 }
 
-// arange(96).view(4, 3, 2, 4).narrow(1, 3, 0).flatten(-2, 2).reshape(1, 0).narrow(-3, 0, 0) -> index_error at op 4 [error:dim-range:narrow]
-BOOST_AUTO_TEST_CASE(errors_177)
-{
-    auto buf = oracle::arange(96);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {4, 3, 2, 4});
-        stage = 1; auto e1 = e0.narrow(1, 3, 0);
-        stage = 2; auto e2 = e1.flatten(lv::c<-2>, lv::c<2>);
-        stage = 3; auto e3 = e2.reshape(1, 0);
-        stage = 4; (void)e3.narrow(-3, 0, 0);
-        stage = 5;
-    };
-    oracle::check_throws<lv::index_error>(run, stage, 4, "Dimension out of range (expected to be in range of [-2, 1], but got -3)", "arange(96).view(4, 3, 2, 4).narrow(1, 3, 0).flatten(-2, 2).reshape(1, 0).narrow(-3, 0, 0)");
-}
-
-// arange(96).view(4, 3, 2, 4).narrow(1, 3, 0).flatten(-2, 2).reshape(1, 0).unfold(0, 2, 1) -> shape_error at op 4 [error:unfold-size]
-BOOST_AUTO_TEST_CASE(errors_178)
-{
-    auto buf = oracle::arange(96);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {4, 3, 2, 4});
-        stage = 1; auto e1 = e0.narrow(1, 3, 0);
-        stage = 2; auto e2 = e1.flatten(lv::c<-2>, lv::c<2>);
-        stage = 3; auto e3 = e2.reshape(1, 0);
-        stage = 4; (void)e3.unfold(0, 2, 1);
-        stage = 5;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 4, "maximum size for tensor at dimension 0 is 1 but size is 2", "arange(96).view(4, 3, 2, 4).narrow(1, 3, 0).flatten(-2, 2).reshape(1, 0).unfold(0, 2, 1)");
-}
-
-// arange(60).as_strided((3, 5, 2, 2), (1, 3, 15, 30), 0).flatten(-4, 2).t().slice(dim=1, start=-18, end=10, step=1).unsqueeze(3) -> index_error at op 4 [error:dim-range:unsqueeze]
-BOOST_AUTO_TEST_CASE(errors_179)
-{
-    auto buf = oracle::arange(60);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {3, 5, 2, 2}, {1, 3, 15, 30});
-        stage = 1; auto e1 = e0.flatten<-4, 2>();
-        stage = 2; auto e2 = e1.t();
-        stage = 3; auto e3 = e2.slice(1, -18, 10);
-        stage = 4; (void)e3.unsqueeze(3);
-        stage = 5;
-    };
-    oracle::check_throws<lv::index_error>(run, stage, 4, "Dimension out of range (expected to be in range of [-3, 2], but got 3)", "arange(60).as_strided((3, 5, 2, 2), (1, 3, 15, 30), 0).flatten(-4, 2).t().slice(dim=1, start=-18, end=10, step=1).unsqueeze(3)");
-}
-
-// arange(60).as_strided((3, 5, 2, 2), (1, 3, 15, 30), 0).flatten(-4, 2).t().slice(dim=1, start=-18, end=10, step=1).unfold(-3, 1, 1) -> index_error at op 4 [error:dim-range:unfold]
-BOOST_AUTO_TEST_CASE(errors_180)
-{
-    auto buf = oracle::arange(60);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {3, 5, 2, 2}, {1, 3, 15, 30});
-        stage = 1; auto e1 = e0.flatten<-4, 2>();
-        stage = 2; auto e2 = e1.t();
-        stage = 3; auto e3 = e2.slice(1, -18, 10);
-        stage = 4; (void)e3.unfold(-3, 1, 1);
-        stage = 5;
-    };
-    oracle::check_throws<lv::index_error>(run, stage, 4, "Dimension out of range (expected to be in range of [-2, 1], but got -3)", "arange(60).as_strided((3, 5, 2, 2), (1, 3, 15, 30), 0).flatten(-4, 2).t().slice(dim=1, start=-18, end=10, step=1).unfold(-3, 1, 1)");
-}
-
-// arange(240).as_strided((1, 1, 1, 2), (240, 20, 15, 1), 75).diagonal(0, 1, 2).reshape(1, 1, 1, 2, 1, 1).reshape(-1, 3) -> shape_error at op 3 [error:indivisible]
-BOOST_AUTO_TEST_CASE(errors_181)
-{
-    auto buf = oracle::arange(240);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p + 75, {1, 1, 1, 2}, {240, 20, 15, 1});
-        stage = 1; auto e1 = e0.diagonal(0, 1, 2);
-        stage = 2; auto e2 = e1.reshape(1, 1, 1, 2, 1, 1);
-        stage = 3; (void)e2.reshape(-1, 3);
-        stage = 4;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 3, "shape '[-1, 3]' is invalid for input of size 2", "arange(240).as_strided((1, 1, 1, 2), (240, 20, 15, 1), 75).diagonal(0, 1, 2).reshape(1, 1, 1, 2, 1, 1).reshape(-1, 3)");
-}
-
-// arange(240).as_strided((1, 1, 1, 2), (240, 20, 15, 1), 75).diagonal(0, 1, 2).reshape(1, 1, 1, 2, 1, 1).expand(1, 1, 1, -2, 1, 1) -> shape_error at op 3 [error:expand-neg-nonsingleton]
-BOOST_AUTO_TEST_CASE(errors_182)
-{
-    auto buf = oracle::arange(240);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p + 75, {1, 1, 1, 2}, {240, 20, 15, 1});
-        stage = 1; auto e1 = e0.diagonal(0, 1, 2);
-        stage = 2; auto e2 = e1.reshape(1, 1, 1, 2, 1, 1);
-        stage = 3; (void)e2.expand(1, 1, 1, -2, 1, 1);
-        stage = 4;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 3, "The expanded size of the tensor (-2) must match the existing size (2) at non-singleton dimension 3.  Target sizes: [1, 1, 1, -2, 1, 1].  Tensor sizes: [1, 1, 1, 2, 1, 1]", "arange(240).as_strided((1, 1, 1, 2), (240, 20, 15, 1), 75).diagonal(0, 1, 2).reshape(1, 1, 1, 2, 1, 1).expand(1, 1, 1, -2, 1, 1)");
-}
-
-// arange(1).as_strided((3, 4), (0, 0), 0).view(3, 4, 1).squeeze(3) -> index_error at op 2 [error:dim-range:squeeze]
-BOOST_AUTO_TEST_CASE(errors_183)
+// arange(1).as_strided((0, 4), (8, 3), 0).unflatten(0, (-1, 0)) -> shape_error at op 1 [error:unflatten-minus1-zero]
+BOOST_AUTO_TEST_CASE(errors_189)
 {
     auto buf = oracle::arange(1);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {3, 4}, {0, 0});
-        stage = 1; auto e1 = e0.view(3, 4, 1);
-        stage = 2; (void)e1.squeeze(3);
+        auto e0 = lv::from_blob(p, {0, 4}, {8, 3});
+        stage = 1; (void)e0.unflatten(0, {-1, 0});
+        stage = 2;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 1, "cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension size -1 can be any value and is ambiguous", "arange(1).as_strided((0, 4), (8, 3), 0).unflatten(0, (-1, 0))");
+}
+
+// arange(1).as_strided((0, 4), (8, 3), 0).permute(1, 3) -> index_error at op 1 [error:dim-range:permute]
+BOOST_AUTO_TEST_CASE(errors_190)
+{
+    auto buf = oracle::arange(1);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {0, 4}, {8, 3});
+        stage = 1; (void)e0.permute(1, 3);
+        stage = 2;
+    };
+    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-2, 1], but got 3)", "arange(1).as_strided((0, 4), (8, 3), 0).permute(1, 3)");
+}
+
+// arange(4).view(1, 4).permute(-2, 1).unflatten(1, (-1, 3)) -> shape_error at op 2 [error:unflatten-indivisible]
+BOOST_AUTO_TEST_CASE(errors_191)
+{
+    auto buf = oracle::arange(4);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {1, 4});
+        stage = 1; auto e1 = e0.permute(-2, 1);
+        stage = 2; (void)e1.unflatten(1, {-1, 3});
         stage = 3;
     };
-    oracle::check_throws<lv::index_error>(run, stage, 2, "Dimension out of range (expected to be in range of [-3, 2], but got 3)", "arange(1).as_strided((3, 4), (0, 0), 0).view(3, 4, 1).squeeze(3)");
+    oracle::check_throws<lv::shape_error>(run, stage, 2, "unflatten: Provided sizes [-1, 3] don't multiply up to the size of dim 1 (4) in the input tensor", "arange(4).view(1, 4).permute(-2, 1).unflatten(1, (-1, 3))");
 }
 
-// arange(1).as_strided((3, 4), (0, 0), 0).view(3, 4, 1).narrow(1, 0, -1) -> shape_error at op 2 [error:narrow-neg-len]
-BOOST_AUTO_TEST_CASE(errors_184)
+// arange(4).view(1, 4).permute(-2, 1).transpose(0, 2) -> index_error at op 2 [error:dim-range:transpose]
+BOOST_AUTO_TEST_CASE(errors_192)
 {
-    auto buf = oracle::arange(1);
+    auto buf = oracle::arange(4);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {3, 4}, {0, 0});
-        stage = 1; auto e1 = e0.view(3, 4, 1);
-        stage = 2; (void)e1.narrow(1, 0, -1);
+        auto e0 = lv::from_blob(p, {1, 4});
+        stage = 1; auto e1 = e0.permute(-2, 1);
+        stage = 2; (void)e1.transpose(0, 2);
         stage = 3;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 2, "start (0) + length (-1) exceeds dimension size (4).", "arange(1).as_strided((3, 4), (0, 0), 0).view(3, 4, 1).narrow(1, 0, -1)");
+    oracle::check_throws<lv::index_error>(run, stage, 2, "Dimension out of range (expected to be in range of [-2, 1], but got 2)", "arange(4).view(1, 4).permute(-2, 1).transpose(0, 2)");
 }
 
-// arange(2).as_strided((1, 2), (100, 1), 0).expand(-1, 2).diagonal(-1, 1, 0).movedim(-2, 0) -> index_error at op 3 [error:dim-range:movedim]
-BOOST_AUTO_TEST_CASE(errors_185)
+// arange(90).as_strided((3, 5, 3, 2), (30, 2, 10, 1), 0).unfold(2, 1, -1) -> shape_error at op 1 [error:unfold-step]
+BOOST_AUTO_TEST_CASE(errors_193)
 {
-    auto buf = oracle::arange(2);
+    auto buf = oracle::arange(90);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 2}, {100, 1});
-        stage = 1; auto e1 = e0.expand(-1, 2);
-        stage = 2; auto e2 = e1.diagonal(-1, 1, 0);
-        stage = 3; (void)e2.movedim(-2, 0);
-        stage = 4;
-    };
-    oracle::check_throws<lv::index_error>(run, stage, 3, "Dimension out of range (expected to be in range of [-1, 0], but got -2)", "arange(2).as_strided((1, 2), (100, 1), 0).expand(-1, 2).diagonal(-1, 1, 0).movedim(-2, 0)");
-}
-
-// arange(2).as_strided((1, 2), (100, 1), 0).expand(-1, 2).diagonal(-1, 1, 0).reshape(-3, 1) -> shape_error at op 3 [error:neg-size]
-BOOST_AUTO_TEST_CASE(errors_186)
-{
-    auto buf = oracle::arange(2);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 2}, {100, 1});
-        stage = 1; auto e1 = e0.expand(-1, 2);
-        stage = 2; auto e2 = e1.diagonal(-1, 1, 0);
-        stage = 3; (void)e2.reshape(-3, 1);
-        stage = 4;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 3, "invalid shape dimension -3", "arange(2).as_strided((1, 2), (100, 1), 0).expand(-1, 2).diagonal(-1, 1, 0).reshape(-3, 1)");
-}
-
-// arange(1).as_strided((1, 1, 2, 0), (2, 2, 1, 1), 0).unfold(2, 1, -1) -> shape_error at op 1 [error:unfold-step]
-BOOST_AUTO_TEST_CASE(errors_187)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 1, 2, 0}, {2, 2, 1, 1});
+        auto e0 = lv::from_blob(p, {3, 5, 3, 2}, {30, 2, 10, 1});
         stage = 1; (void)e0.unfold(2, 1, -1);
         stage = 2;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "step is -1 but must be > 0", "arange(1).as_strided((1, 1, 2, 0), (2, 2, 1, 1), 0).unfold(2, 1, -1)");
+    oracle::check_throws<lv::shape_error>(run, stage, 1, "step is -1 but must be > 0", "arange(90).as_strided((3, 5, 3, 2), (30, 2, 10, 1), 0).unfold(2, 1, -1)");
 }
 
-// arange(1).as_strided((1, 1, 2, 0), (2, 2, 1, 1), 0).diagonal(0, 0, -5) -> index_error at op 1 [error:dim-range:diagonal]
-BOOST_AUTO_TEST_CASE(errors_188)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 1, 2, 0}, {2, 2, 1, 1});
-        stage = 1; (void)e0.diagonal(0, 0, -5);
-        stage = 2;
-    };
-    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-4, 3], but got -5)", "arange(1).as_strided((1, 1, 2, 0), (2, 2, 1, 1), 0).diagonal(0, 0, -5)");
-}
-
-// arange(40).view(1, 2, 4, 5).select(-1, 2).expand(3, -1, 4).select(-1, 0).slice(dim=-3, start=0, end=1, step=1) -> index_error at op 4 [error:dim-range:slice]
-BOOST_AUTO_TEST_CASE(errors_189)
-{
-    auto buf = oracle::arange(40);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 2, 4, 5});
-        stage = 1; auto e1 = e0.select(-1, 2);
-        stage = 2; auto e2 = e1.expand(3, -1, 4);
-        stage = 3; auto e3 = e2.select(-1, 0);
-        stage = 4; (void)e3.slice(-3, 0, 1, 1);
-        stage = 5;
-    };
-    oracle::check_throws<lv::index_error>(run, stage, 4, "Dimension out of range (expected to be in range of [-2, 1], but got -3)", "arange(40).view(1, 2, 4, 5).select(-1, 2).expand(3, -1, 4).select(-1, 0).slice(dim=-3, start=0, end=1, step=1)");
-}
-
-// arange(40).view(1, 2, 4, 5).select(-1, 2).expand(3, -1, 4).select(-1, 0).permute(1, 1) -> shape_error at op 4 [error:permute-dup]
-BOOST_AUTO_TEST_CASE(errors_190)
-{
-    auto buf = oracle::arange(40);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 2, 4, 5});
-        stage = 1; auto e1 = e0.select(-1, 2);
-        stage = 2; auto e2 = e1.expand(3, -1, 4);
-        stage = 3; auto e3 = e2.select(-1, 0);
-        stage = 4; (void)e3.permute(1, 1);
-        stage = 5;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 4, "permute(): duplicate dims are not allowed.", "arange(40).view(1, 2, 4, 5).select(-1, 2).expand(3, -1, 4).select(-1, 0).permute(1, 1)");
-}
-
-// arange(20).as_strided((4, 5), (1, 4), 0).permute(3, 0) -> index_error at op 1 [error:dim-range:permute]
-BOOST_AUTO_TEST_CASE(errors_191)
-{
-    auto buf = oracle::arange(20);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {4, 5}, {1, 4});
-        stage = 1; (void)e0.permute(3, 0);
-        stage = 2;
-    };
-    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-2, 1], but got 3)", "arange(20).as_strided((4, 5), (1, 4), 0).permute(3, 0)");
-}
-
-// arange(20).as_strided((4, 5), (1, 4), 0).view(21) -> shape_error at op 1 [error:numel]
-BOOST_AUTO_TEST_CASE(errors_192)
-{
-    auto buf = oracle::arange(20);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {4, 5}, {1, 4});
-        stage = 1; (void)e0.view(21);
-        stage = 2;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "shape '[21]' is invalid for input of size 20", "arange(20).as_strided((4, 5), (1, 4), 0).view(21)");
-}
-
-// arange(2).as_strided((1,), (2,), 1).view(1, -1).expand(3, 4, 2).unflatten(1, (-3, -1)) -> shape_error at op 3 [error:unflatten-neg]
-BOOST_AUTO_TEST_CASE(errors_193)
-{
-    auto buf = oracle::arange(2);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p + 1, {1}, {2});
-        stage = 1; auto e1 = e0.view(1, -1);
-        stage = 2; auto e2 = e1.expand(3, 4, 2);
-        stage = 3; (void)e2.unflatten(1, {-3, -1});
-        stage = 4;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 3, "invalid shape dimension -3", "arange(2).as_strided((1,), (2,), 1).view(1, -1).expand(3, 4, 2).unflatten(1, (-3, -1))");
-}
-
-// arange(2).as_strided((1,), (2,), 1).view(1, -1).expand(3, 4, 2).expand(3, 5, 2) -> shape_error at op 3 [error:expand-mismatch]
+// arange(90).as_strided((3, 5, 3, 2), (30, 2, 10, 1), 0).slice(dim=4, start=0, end=1, step=1) -> index_error at op 1 [error:dim-range:slice]
 BOOST_AUTO_TEST_CASE(errors_194)
 {
-    auto buf = oracle::arange(2);
+    auto buf = oracle::arange(90);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p + 1, {1}, {2});
-        stage = 1; auto e1 = e0.view(1, -1);
-        stage = 2; auto e2 = e1.expand(3, 4, 2);
-        stage = 3; (void)e2.expand(3, 5, 2);
-        stage = 4;
+        auto e0 = lv::from_blob(p, {3, 5, 3, 2}, {30, 2, 10, 1});
+        stage = 1; (void)e0.slice(4, 0, 1, 1);
+        stage = 2;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 3, "The expanded size of the tensor (5) must match the existing size (4) at non-singleton dimension 1.  Target sizes: [3, 5, 2].  Tensor sizes: [3, 4, 2]", "arange(2).as_strided((1,), (2,), 1).view(1, -1).expand(3, 4, 2).expand(3, 5, 2)");
+    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-4, 3], but got 4)", "arange(90).as_strided((3, 5, 3, 2), (30, 2, 10, 1), 0).slice(dim=4, start=0, end=1, step=1)");
 }
 
-// arange(1).as_strided((4,), (0,), 0).narrow(0, -5, 0) -> index_error at op 1 [error:narrow-start-range]
+// arange(25).as_strided((2, 1), (5, 1), 9).diagonal(0, -2, 1).view(1, 1).select(-1, 0).unsqueeze(2) -> index_error at op 4 [error:dim-range:unsqueeze]
 BOOST_AUTO_TEST_CASE(errors_195)
 {
-    auto buf = oracle::arange(1);
+    auto buf = oracle::arange(25);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {4}, {0});
-        stage = 1; (void)e0.narrow(0, -5, 0);
-        stage = 2;
+        auto e0 = lv::from_blob(p + 9, {2, 1}, {5, 1});
+        stage = 1; auto e1 = e0.diagonal(0, -2, 1);
+        stage = 2; auto e2 = e1.view(1, 1);
+        stage = 3; auto e3 = e2.select(-1, 0);
+        stage = 4; (void)e3.unsqueeze(2);
+        stage = 5;
     };
-    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-4, 3], but got -5)", "arange(1).as_strided((4,), (0,), 0).narrow(0, -5, 0)");
+    oracle::check_throws<lv::index_error>(run, stage, 4, "Dimension out of range (expected to be in range of [-2, 1], but got 2)", "arange(25).as_strided((2, 1), (5, 1), 9).diagonal(0, -2, 1).view(1, 1).select(-1, 0).unsqueeze(2)");
 }
 
-// arange(1).as_strided((4,), (0,), 0).unflatten(0, (-1, 3)) -> shape_error at op 1 [error:unflatten-indivisible]
+// arange(25).as_strided((2, 1), (5, 1), 9).diagonal(0, -2, 1).view(1, 1).select(-1, 0).reshape(-3, 1) -> shape_error at op 4 [error:neg-size]
 BOOST_AUTO_TEST_CASE(errors_196)
 {
-    auto buf = oracle::arange(1);
+    auto buf = oracle::arange(25);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {4}, {0});
-        stage = 1; (void)e0.unflatten(0, {-1, 3});
-        stage = 2;
+        auto e0 = lv::from_blob(p + 9, {2, 1}, {5, 1});
+        stage = 1; auto e1 = e0.diagonal(0, -2, 1);
+        stage = 2; auto e2 = e1.view(1, 1);
+        stage = 3; auto e3 = e2.select(-1, 0);
+        stage = 4; (void)e3.reshape(-3, 1);
+        stage = 5;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "unflatten: Provided sizes [-1, 3] don't multiply up to the size of dim 0 (4) in the input tensor", "arange(1).as_strided((4,), (0,), 0).unflatten(0, (-1, 3))");
+    oracle::check_throws<lv::shape_error>(run, stage, 4, "invalid shape dimension -3", "arange(25).as_strided((2, 1), (5, 1), 9).diagonal(0, -2, 1).view(1, 1).select(-1, 0).reshape(-3, 1)");
 }
 
-// arange(4).as_strided((1, 4, 1), (100, 1, 100), 0).permute(1, 0, 2).expand(4, 1, -1).expand(4, -1, 3).unflatten(2, (4, 1)) -> shape_error at op 4 [error:unflatten-sizes]
+// arange(4).as_strided((4, 1, 2, 2), (0, 4, 2, 1), 0).narrow(-2, 0, 2).narrow(2, 0, 1).unflatten(0, (-1, -1)) -> shape_error at op 3 [error:unflatten-two-1]
 BOOST_AUTO_TEST_CASE(errors_197)
 {
     auto buf = oracle::arange(4);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 4, 1}, {100, 1, 100});
-        stage = 1; auto e1 = e0.permute(1, 0, 2);
-        stage = 2; auto e2 = e1.expand(4, 1, -1);
-        stage = 3; auto e3 = e2.expand(4, -1, 3);
-        stage = 4; (void)e3.unflatten(2, {4, 1});
-        stage = 5;
+        auto e0 = lv::from_blob(p, {4, 1, 2, 2}, {0, 4, 2, 1});
+        stage = 1; auto e1 = e0.narrow(-2, 0, 2);
+        stage = 2; auto e2 = e1.narrow(2, 0, 1);
+        stage = 3; (void)e2.unflatten(0, {-1, -1});
+        stage = 4;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 4, "unflatten: Provided sizes [4, 1] don't multiply up to the size of dim 2 (3) in the input tensor", "arange(4).as_strided((1, 4, 1), (100, 1, 100), 0).permute(1, 0, 2).expand(4, 1, -1).expand(4, -1, 3).unflatten(2, (4, 1))");
+    oracle::check_throws<lv::shape_error>(run, stage, 3, "unflatten got an unexpected error:\nonly one dimension can be inferred", "arange(4).as_strided((4, 1, 2, 2), (0, 4, 2, 1), 0).narrow(-2, 0, 2).narrow(2, 0, 1).unflatten(0, (-1, -1))");
 }
 
-// arange(4).as_strided((1, 4, 1), (100, 1, 100), 0).permute(1, 0, 2).expand(4, 1, -1).expand(4, -1, 3).expand(-1, 4, 1, 3) -> shape_error at op 4 [error:expand-lead-1]
+// arange(4).as_strided((4, 1, 2, 2), (0, 4, 2, 1), 0).narrow(-2, 0, 2).narrow(2, 0, 1).view(8) -> shape_error at op 3 [error:view-incompatible]
 BOOST_AUTO_TEST_CASE(errors_198)
 {
     auto buf = oracle::arange(4);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 4, 1}, {100, 1, 100});
-        stage = 1; auto e1 = e0.permute(1, 0, 2);
-        stage = 2; auto e2 = e1.expand(4, 1, -1);
-        stage = 3; auto e3 = e2.expand(4, -1, 3);
-        stage = 4; (void)e3.expand(-1, 4, 1, 3);
-        stage = 5;
+        auto e0 = lv::from_blob(p, {4, 1, 2, 2}, {0, 4, 2, 1});
+        stage = 1; auto e1 = e0.narrow(-2, 0, 2);
+        stage = 2; auto e2 = e1.narrow(2, 0, 1);
+        stage = 3; (void)e2.view(8);
+        stage = 4;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 4, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0", "arange(4).as_strided((1, 4, 1), (100, 1, 100), 0).permute(1, 0, 2).expand(4, 1, -1).expand(4, -1, 3).expand(-1, 4, 1, 3)");
+    oracle::check_throws<lv::shape_error>(run, stage, 3, "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.", "arange(4).as_strided((4, 1, 2, 2), (0, 4, 2, 1), 0).narrow(-2, 0, 2).narrow(2, 0, 1).view(8)");
 }
 
-// arange(1).view(0,).view(2, 4, 2, 0).diagonal(1, 0, 1).slice(dim=0, start=-1, end=2, step=1).slice(dim=2, start=0, end=2, step=-1) -> shape_error at op 4 [error:slice-step]
+// arange(3).as_strided((1, 3, 1, 1), (7, 1, 7, 100), 0).diagonal(0, 0, 4) -> index_error at op 1 [error:dim-range:diagonal]
 BOOST_AUTO_TEST_CASE(errors_199)
 {
-    auto buf = oracle::arange(1);
+    auto buf = oracle::arange(3);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {0});
-        stage = 1; auto e1 = e0.view(2, 4, 2, 0);
-        stage = 2; auto e2 = e1.diagonal(1, 0, 1);
-        stage = 3; auto e3 = e2.slice(0, -1, 2);
-        stage = 4; (void)e3.slice(2, 0, 2, -1);
-        stage = 5;
+        auto e0 = lv::from_blob(p, {1, 3, 1, 1}, {7, 1, 7, 100});
+        stage = 1; (void)e0.diagonal(0, 0, 4);
+        stage = 2;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 4, "slice step must be positive", "arange(1).view(0,).view(2, 4, 2, 0).diagonal(1, 0, 1).slice(dim=0, start=-1, end=2, step=1).slice(dim=2, start=0, end=2, step=-1)");
+    oracle::check_throws<lv::index_error>(run, stage, 1, "Dimension out of range (expected to be in range of [-4, 3], but got 4)", "arange(3).as_strided((1, 3, 1, 1), (7, 1, 7, 100), 0).diagonal(0, 0, 4)");
 }
 
-// arange(1).view(0,).view(2, 4, 2, 0).diagonal(1, 0, 1).slice(dim=0, start=-1, end=2, step=1).diagonal(1, 0, -3) -> shape_error at op 4 [error:diagonal-same]
+// arange(3).as_strided((1, 3, 1, 1), (7, 1, 7, 100), 0).expand(1, 4, 1, 1) -> shape_error at op 1 [error:expand-mismatch]
 BOOST_AUTO_TEST_CASE(errors_200)
 {
-    auto buf = oracle::arange(1);
+    auto buf = oracle::arange(3);
     float* p = buf.data();
     int stage = 0;
     auto run = [&] {
-        auto e0 = lv::from_blob(p, {0});
-        stage = 1; auto e1 = e0.view(2, 4, 2, 0);
-        stage = 2; auto e2 = e1.diagonal(1, 0, 1);
-        stage = 3; auto e3 = e2.slice(0, -1, 2);
-        stage = 4; (void)e3.diagonal(1, 0, -3);
-        stage = 5;
+        auto e0 = lv::from_blob(p, {1, 3, 1, 1}, {7, 1, 7, 100});
+        stage = 1; (void)e0.expand(1, 4, 1, 1);
+        stage = 2;
     };
-    oracle::check_throws<lv::shape_error>(run, stage, 4, "diagonal dimensions cannot be identical 0, -3", "arange(1).view(0,).view(2, 4, 2, 0).diagonal(1, 0, 1).slice(dim=0, start=-1, end=2, step=1).diagonal(1, 0, -3)");
+    oracle::check_throws<lv::shape_error>(run, stage, 1, "The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [1, 4, 1, 1].  Tensor sizes: [1, 3, 1, 1]", "arange(3).as_strided((1, 3, 1, 1), (7, 1, 7, 100), 0).expand(1, 4, 1, 1)");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

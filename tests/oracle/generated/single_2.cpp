@@ -6,6 +6,223 @@ namespace lv = lazyview;
 
 BOOST_AUTO_TEST_SUITE(oracle_single_2)
 
+// arange(1).as_strided((2, 4, 2, 0), (8, 2, 1, 1), 0).permute(3, 2, 1, -4) [single:permute:zero-size]
+BOOST_AUTO_TEST_CASE(single_045)
+{
+    auto buf = oracle::arange(1);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {2, 4, 2, 0}, {8, 2, 1, 1}).permute(3, 2, 1, -4);
+    oracle::check<4>(e, p, {0, 2, 4, 2}, true, {1, 1, 2, 8}, -1, true, {}, "arange(1).as_strided((2, 4, 2, 0), (8, 2, 1, 1), 0).permute(3, 2, 1, -4)");
+}
+
+// arange(4).view(4,).transpose(0, 0) [single:transpose:contiguous]
+BOOST_AUTO_TEST_CASE(single_046)
+{
+    auto buf = oracle::arange(4);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {4}).transpose(0, 0);
+    static constexpr std::int32_t ev[] = {0, 1, 2, 3};
+    oracle::check<1>(e, p, {4}, true, {1}, 0, true, ev, "arange(4).view(4,).transpose(0, 0)");
+}
+
+// arange(6).view(3, 2, 1, 1).transpose(-1, 0) [single:transpose:contiguous]
+BOOST_AUTO_TEST_CASE(single_047)
+{
+    auto buf = oracle::arange(6);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {3, 2, 1, 1}).transpose(-1, 0);
+    static constexpr std::int32_t ev[] = {0, 2, 4, 1, 3, 5};
+    oracle::check<4>(e, p, {1, 2, 1, 3}, true, {1, 1, 1, 2}, 0, false, ev, "arange(6).view(3, 2, 1, 1).transpose(-1, 0)");
+}
+
+// arange(32).view(4, 4, 2).transpose(1, -2) [single:transpose:contiguous]
+BOOST_AUTO_TEST_CASE(single_048)
+{
+    auto buf = oracle::arange(32);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {4, 4, 2}).transpose(1, -2);
+    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    oracle::check<3>(e, p, {4, 4, 2}, true, {8, 2, 1}, 0, true, ev, "arange(32).view(4, 4, 2).transpose(1, -2)");
+}
+
+// arange(6).as_strided((3, 2), (1, 3), 0).transpose(1, 0) [single:transpose:permuted]
+BOOST_AUTO_TEST_CASE(single_049)
+{
+    auto buf = oracle::arange(6);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {3, 2}, {1, 3}).transpose(1, 0);
+    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5};
+    oracle::check<2>(e, p, {2, 3}, true, {3, 1}, 0, true, ev, "arange(6).as_strided((3, 2), (1, 3), 0).transpose(1, 0)");
+}
+
+// arange(6).as_strided((2, 1, 3, 1), (1, 2, 2, 6), 0).transpose(-1, 2) [single:transpose:permuted]
+BOOST_AUTO_TEST_CASE(single_050)
+{
+    auto buf = oracle::arange(6);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {2, 1, 3, 1}, {1, 2, 2, 6}).transpose(-1, 2);
+    static constexpr std::int32_t ev[] = {0, 2, 4, 1, 3, 5};
+    oracle::check<4>(e, p, {2, 1, 1, 3}, true, {1, 2, 6, 2}, 0, false, ev, "arange(6).as_strided((2, 1, 3, 1), (1, 2, 2, 6), 0).transpose(-1, 2)");
+}
+
+// arange(27).as_strided((3, 3, 3), (1, 3, 9), 0).transpose(-2, 2) [single:transpose:permuted]
+BOOST_AUTO_TEST_CASE(single_051)
+{
+    auto buf = oracle::arange(27);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {3, 3, 3}, {1, 3, 9}).transpose(-2, 2);
+    static constexpr std::int32_t ev[] = {0, 3, 6, 9, 12, 15, 18, 21, 24, 1, 4, 7, 10, 13, 16, 19, 22, 25, 2, 5, 8, 11, 14, 17, 20, 23, 26};
+    oracle::check<3>(e, p, {3, 3, 3}, true, {1, 9, 3}, 0, false, ev, "arange(27).as_strided((3, 3, 3), (1, 3, 9), 0).transpose(-2, 2)");
+}
+
+// arange(21).as_strided((1, 3), (1, 9), 0).transpose(1, 0) [single:transpose:sliced+permuted]
+BOOST_AUTO_TEST_CASE(single_052)
+{
+    auto buf = oracle::arange(21);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {1, 3}, {1, 9}).transpose(1, 0);
+    static constexpr std::int32_t ev[] = {0, 9, 18};
+    oracle::check<2>(e, p, {3, 1}, true, {9, 1}, 0, false, ev, "arange(21).as_strided((1, 3), (1, 9), 0).transpose(1, 0)");
+}
+
+// arange(42).as_strided((2, 1), (18, 2), 12).transpose(0, 0) [single:transpose:sliced]
+BOOST_AUTO_TEST_CASE(single_053)
+{
+    auto buf = oracle::arange(42);
+    float* p = buf.data();
+    auto e = lv::from_blob(p + 12, {2, 1}, {18, 2}).transpose(0, 0);
+    static constexpr std::int32_t ev[] = {12, 30};
+    oracle::check<2>(e, p, {2, 1}, true, {18, 2}, 12, false, ev, "arange(42).as_strided((2, 1), (18, 2), 12).transpose(0, 0)");
+}
+
+// arange(24).as_strided((2, 1), (4, 2), 3).transpose(-2, -2) [single:transpose:sliced]
+BOOST_AUTO_TEST_CASE(single_054)
+{
+    auto buf = oracle::arange(24);
+    float* p = buf.data();
+    auto e = lv::from_blob(p + 3, {2, 1}, {4, 2}).transpose(-2, -2);
+    static constexpr std::int32_t ev[] = {3, 7};
+    oracle::check<2>(e, p, {2, 1}, true, {4, 2}, 3, false, ev, "arange(24).as_strided((2, 1), (4, 2), 3).transpose(-2, -2)");
+}
+
+// arange(10).as_strided((2, 2, 5, 2), (0, 0, 2, 1), 0).transpose(1, -2) [single:transpose:expanded]
+BOOST_AUTO_TEST_CASE(single_055)
+{
+    auto buf = oracle::arange(10);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {2, 2, 5, 2}, {0, 0, 2, 1}).transpose(1, -2);
+    static constexpr std::int32_t ev[] = {0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7, 8, 9, 8, 9, 0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7, 8, 9, 8, 9};
+    oracle::check<4>(e, p, {2, 5, 2, 2}, true, {0, 2, 0, 1}, 0, false, ev, "arange(10).as_strided((2, 2, 5, 2), (0, 0, 2, 1), 0).transpose(1, -2)");
+}
+
+// arange(3).as_strided((2, 3, 5, 1), (0, 1, 0, 1), 0).transpose(1, -4) [single:transpose:expanded]
+BOOST_AUTO_TEST_CASE(single_056)
+{
+    auto buf = oracle::arange(3);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {2, 3, 5, 1}, {0, 1, 0, 1}).transpose(1, -4);
+    static constexpr std::int32_t ev[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+    oracle::check<4>(e, p, {3, 2, 5, 1}, true, {1, 0, 0, 1}, 0, false, ev, "arange(3).as_strided((2, 3, 5, 1), (0, 1, 0, 1), 0).transpose(1, -4)");
+}
+
+// arange(25).as_strided((5, 1, 1, 1, 5), (5, 100, 7, 5, 1), 0).transpose(2, 3) [single:transpose:size1]
+BOOST_AUTO_TEST_CASE(single_057)
+{
+    auto buf = oracle::arange(25);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {5, 1, 1, 1, 5}, {5, 100, 7, 5, 1}).transpose(2, 3);
+    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24};
+    oracle::check<5>(e, p, {5, 1, 1, 1, 5}, true, {5, 100, 5, 7, 1}, 0, true, ev, "arange(25).as_strided((5, 1, 1, 1, 5), (5, 100, 7, 5, 1), 0).transpose(2, 3)");
+}
+
+// arange(9).as_strided((3, 1, 1, 3), (3, 0, 0, 1), 0).transpose(2, 1) [single:transpose:size1]
+BOOST_AUTO_TEST_CASE(single_058)
+{
+    auto buf = oracle::arange(9);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {3, 1, 1, 3}, {3, 0, 0, 1}).transpose(2, 1);
+    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    oracle::check<4>(e, p, {3, 1, 1, 3}, true, {3, 0, 0, 1}, 0, true, ev, "arange(9).as_strided((3, 1, 1, 3), (3, 0, 0, 1), 0).transpose(2, 1)");
+}
+
+// arange(1).view(0, 5, 5).transpose(-2, 0) [single:transpose:zero-size]
+BOOST_AUTO_TEST_CASE(single_059)
+{
+    auto buf = oracle::arange(1);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {0, 5, 5}).transpose(-2, 0);
+    oracle::check<3>(e, p, {5, 0, 5}, true, {5, 25, 1}, -1, true, {}, "arange(1).view(0, 5, 5).transpose(-2, 0)");
+}
+
+// arange(1).as_strided((0, 3), (3, 1), 0).transpose(0, 0) [single:transpose:zero-size]
+BOOST_AUTO_TEST_CASE(single_060)
+{
+    auto buf = oracle::arange(1);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {0, 3}, {3, 1}).transpose(0, 0);
+    oracle::check<2>(e, p, {0, 3}, true, {3, 1}, -1, true, {}, "arange(1).as_strided((0, 3), (3, 1), 0).transpose(0, 0)");
+}
+
+// arange(25).view(5, 5).t() [single:t:contiguous]
+BOOST_AUTO_TEST_CASE(single_061)
+{
+    auto buf = oracle::arange(25);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {5, 5}).t();
+    static constexpr std::int32_t ev[] = {0, 5, 10, 15, 20, 1, 6, 11, 16, 21, 2, 7, 12, 17, 22, 3, 8, 13, 18, 23, 4, 9, 14, 19, 24};
+    oracle::check<2>(e, p, {5, 5}, true, {1, 5}, 0, false, ev, "arange(25).view(5, 5).t()");
+}
+
+// arange(3).view(3,).t() [single:t:contiguous]
+BOOST_AUTO_TEST_CASE(single_062)
+{
+    auto buf = oracle::arange(3);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {3}).t();
+    static constexpr std::int32_t ev[] = {0, 1, 2};
+    oracle::check<1>(e, p, {3}, true, {1}, 0, true, ev, "arange(3).view(3,).t()");
+}
+
+// arange(8).view(4, 2).t() [single:t:contiguous]
+BOOST_AUTO_TEST_CASE(single_063)
+{
+    auto buf = oracle::arange(8);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {4, 2}).t();
+    static constexpr std::int32_t ev[] = {0, 2, 4, 6, 1, 3, 5, 7};
+    oracle::check<2>(e, p, {2, 4}, true, {1, 2}, 0, false, ev, "arange(8).view(4, 2).t()");
+}
+
+// arange(2).as_strided((2, 1), (1, 2), 0).t() [single:t:permuted]
+BOOST_AUTO_TEST_CASE(single_064)
+{
+    auto buf = oracle::arange(2);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {2, 1}, {1, 2}).t();
+    static constexpr std::int32_t ev[] = {0, 1};
+    oracle::check<2>(e, p, {1, 2}, true, {2, 1}, 0, true, ev, "arange(2).as_strided((2, 1), (1, 2), 0).t()");
+}
+
+// arange(20).as_strided((5, 4), (1, 5), 0).t() [single:t:permuted]
+BOOST_AUTO_TEST_CASE(single_065)
+{
+    auto buf = oracle::arange(20);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {5, 4}, {1, 5}).t();
+    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19};
+    oracle::check<2>(e, p, {4, 5}, true, {5, 1}, 0, true, ev, "arange(20).as_strided((5, 4), (1, 5), 0).t()");
+}
+
+// arange(4).as_strided((4, 1), (1, 4), 0).t() [single:t:permuted]
+BOOST_AUTO_TEST_CASE(single_066)
+{
+    auto buf = oracle::arange(4);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {4, 1}, {1, 4}).t();
+    static constexpr std::int32_t ev[] = {0, 1, 2, 3};
+    oracle::check<2>(e, p, {1, 4}, true, {4, 1}, 0, true, ev, "arange(4).as_strided((4, 1), (1, 4), 0).t()");
+}
+
 // arange(3).as_strided((1,), (2,), 2).t() [single:t:sliced]
 BOOST_AUTO_TEST_CASE(single_067)
 {
@@ -222,440 +439,6 @@ BOOST_AUTO_TEST_CASE(single_088)
     auto e = lv::from_blob(p, {4, 1, 5, 2}, {10, 7, 2, 1}).flatten<1, 2>();
     static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39};
     oracle::check<3>(e, p, {4, 5, 2}, true, {10, 2, 1}, 0, true, ev, "arange(40).as_strided((4, 1, 5, 2), (10, 7, 2, 1), 0).flatten(1, 2)");
-}
-
-// arange(1).as_strided((0,), (2,), 0).flatten(0, 0) [single:flatten:zero-size]
-BOOST_AUTO_TEST_CASE(single_089)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {0}, {2}).flatten<0, 0>();
-    oracle::check<1>(e, p, {0}, true, {2}, -1, true, {}, "arange(1).as_strided((0,), (2,), 0).flatten(0, 0)");
-}
-
-// arange(1).view(0,).flatten(0, 0) [single:flatten:zero-size]
-BOOST_AUTO_TEST_CASE(single_090)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {0}).flatten();
-    oracle::check<1>(e, p, {0}, true, {1}, -1, true, {}, "arange(1).view(0,).flatten(0, 0)");
-}
-
-// arange(25).view(5, 1, 5).unflatten(0, (1, 5, 1)) [single:unflatten:contiguous]
-BOOST_AUTO_TEST_CASE(single_091)
-{
-    auto buf = oracle::arange(25);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {5, 1, 5}).unflatten(0, {1, 5, 1});
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24};
-    oracle::check<5>(e, p, {1, 5, 1, 1, 5}, true, {25, 5, 5, 5, 1}, 0, true, ev, "arange(25).view(5, 1, 5).unflatten(0, (1, 5, 1))");
-}
-
-// arange(6).view(2, 3).unflatten(-1, (1, 1, -1)) [single:unflatten:contiguous]
-BOOST_AUTO_TEST_CASE(single_092)
-{
-    auto buf = oracle::arange(6);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {2, 3}).unflatten(-1, {1, 1, -1});
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5};
-    oracle::check<4>(e, p, {2, 1, 1, 3}, true, {3, 3, 3, 1}, 0, true, ev, "arange(6).view(2, 3).unflatten(-1, (1, 1, -1))");
-}
-
-// arange(5).view(5,).unflatten(-1, (5, 1)) [single:unflatten:contiguous]
-BOOST_AUTO_TEST_CASE(single_093)
-{
-    auto buf = oracle::arange(5);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {5}).unflatten(-1, {5, 1});
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4};
-    oracle::check<2>(e, p, {5, 1}, true, {1, 1}, 0, true, ev, "arange(5).view(5,).unflatten(-1, (5, 1))");
-}
-
-// arange(20).as_strided((5, 4), (1, 5), 0).unflatten(1, (4,)) [single:unflatten:permuted]
-BOOST_AUTO_TEST_CASE(single_094)
-{
-    auto buf = oracle::arange(20);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {5, 4}, {1, 5}).unflatten(1, {4});
-    static constexpr std::int32_t ev[] = {0, 5, 10, 15, 1, 6, 11, 16, 2, 7, 12, 17, 3, 8, 13, 18, 4, 9, 14, 19};
-    oracle::check<2>(e, p, {5, 4}, true, {1, 5}, 0, false, ev, "arange(20).as_strided((5, 4), (1, 5), 0).unflatten(1, (4,))");
-}
-
-// arange(24).as_strided((2, 3, 4), (3, 1, 6), 0).unflatten(1, (3, 1)) [single:unflatten:permuted]
-BOOST_AUTO_TEST_CASE(single_095)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {2, 3, 4}, {3, 1, 6}).unflatten(1, {3, 1});
-    static constexpr std::int32_t ev[] = {0, 6, 12, 18, 1, 7, 13, 19, 2, 8, 14, 20, 3, 9, 15, 21, 4, 10, 16, 22, 5, 11, 17, 23};
-    oracle::check<4>(e, p, {2, 3, 1, 4}, true, {3, 1, 24, 6}, 0, false, ev, "arange(24).as_strided((2, 3, 4), (3, 1, 6), 0).unflatten(1, (3, 1))");
-}
-
-// arange(12).as_strided((2, 3, 1, 2), (6, 1, 6, 3), 0).unflatten(-3, (-1, 1)) [single:unflatten:permuted]
-BOOST_AUTO_TEST_CASE(single_096)
-{
-    auto buf = oracle::arange(12);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {2, 3, 1, 2}, {6, 1, 6, 3}).unflatten(-3, {-1, 1});
-    static constexpr std::int32_t ev[] = {0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11};
-    oracle::check<5>(e, p, {2, 3, 1, 1, 2}, true, {6, 1, 6, 6, 3}, 0, false, ev, "arange(12).as_strided((2, 3, 1, 2), (6, 1, 6, 3), 0).unflatten(-3, (-1, 1))");
-}
-
-// arange(140).as_strided((1, 1, 6, 2), (28, 28, 2, 1), 112).unflatten(0, (1, 1, 1)) [single:unflatten:sliced]
-BOOST_AUTO_TEST_CASE(single_097)
-{
-    auto buf = oracle::arange(140);
-    float* p = buf.data();
-    auto e = lv::from_blob(p + 112, {1, 1, 6, 2}, {28, 28, 2, 1}).unflatten(0, {1, 1, 1});
-    static constexpr std::int32_t ev[] = {112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123};
-    oracle::check<6>(e, p, {1, 1, 1, 1, 6, 2}, true, {12, 12, 12, 12, 2, 1}, 112, true, ev, "arange(140).as_strided((1, 1, 6, 2), (28, 28, 2, 1), 112).unflatten(0, (1, 1, 1))");
-}
-
-// arange(18).as_strided((1, 1, 1), (3, 3, 18), 2).unflatten(1, (1, -1, 1)) [single:unflatten:sliced+permuted]
-BOOST_AUTO_TEST_CASE(single_098)
-{
-    auto buf = oracle::arange(18);
-    float* p = buf.data();
-    auto e = lv::from_blob(p + 2, {1, 1, 1}, {3, 3, 18}).unflatten(1, {1, -1, 1});
-    static constexpr std::int32_t ev[] = {2};
-    oracle::check<5>(e, p, {1, 1, 1, 1, 1}, true, {18, 18, 18, 18, 18}, 2, true, ev, "arange(18).as_strided((1, 1, 1), (3, 3, 18), 2).unflatten(1, (1, -1, 1))");
-}
-
-// arange(3).as_strided((1,), (1,), 1).unflatten(0, (1,)) [single:unflatten:sliced]
-BOOST_AUTO_TEST_CASE(single_099)
-{
-    auto buf = oracle::arange(3);
-    float* p = buf.data();
-    auto e = lv::from_blob(p + 1, {1}, {1}).unflatten(0, {1});
-    static constexpr std::int32_t ev[] = {1};
-    oracle::check<1>(e, p, {1}, true, {1}, 1, true, ev, "arange(3).as_strided((1,), (1,), 1).unflatten(0, (1,))");
-}
-
-// arange(1).as_strided((1, 2), (1, 0), 0).unflatten(1, (-1,)) [single:unflatten:expanded]
-BOOST_AUTO_TEST_CASE(single_100)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {1, 2}, {1, 0}).unflatten(1, {-1});
-    static constexpr std::int32_t ev[] = {0, 0};
-    oracle::check<2>(e, p, {1, 2}, true, {0, 0}, 0, false, ev, "arange(1).as_strided((1, 2), (1, 0), 0).unflatten(1, (-1,))");
-}
-
-// arange(1).as_strided((4,), (0,), 0).unflatten(0, (2, 2, 1)) [single:unflatten:expanded]
-BOOST_AUTO_TEST_CASE(single_101)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {4}, {0}).unflatten(0, {2, 2, 1});
-    static constexpr std::int32_t ev[] = {0, 0, 0, 0};
-    oracle::check<3>(e, p, {2, 2, 1}, true, {0, 0, 0}, 0, false, ev, "arange(1).as_strided((4,), (0,), 0).unflatten(0, (2, 2, 1))");
-}
-
-// arange(3).as_strided((3, 1), (1, 100), 0).unflatten(1, (1, 1, 1)) [single:unflatten:size1]
-BOOST_AUTO_TEST_CASE(single_102)
-{
-    auto buf = oracle::arange(3);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {3, 1}, {1, 100}).unflatten(1, {1, 1, 1});
-    static constexpr std::int32_t ev[] = {0, 1, 2};
-    oracle::check<4>(e, p, {3, 1, 1, 1}, true, {1, 100, 100, 100}, 0, true, ev, "arange(3).as_strided((3, 1), (1, 100), 0).unflatten(1, (1, 1, 1))");
-}
-
-// arange(5).as_strided((5, 1), (1, 100), 0).unflatten(0, (1, 5)) [single:unflatten:size1]
-BOOST_AUTO_TEST_CASE(single_103)
-{
-    auto buf = oracle::arange(5);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {5, 1}, {1, 100}).unflatten(0, {1, 5});
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4};
-    oracle::check<3>(e, p, {1, 5, 1}, true, {5, 1, 100}, 0, true, ev, "arange(5).as_strided((5, 1), (1, 100), 0).unflatten(0, (1, 5))");
-}
-
-// arange(1).as_strided((4, 0, 2), (2, 2, 3), 0).unflatten(-3, (4,)) [single:unflatten:zero-size]
-BOOST_AUTO_TEST_CASE(single_104)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {4, 0, 2}, {2, 2, 3}).unflatten(-3, {4});
-    oracle::check<3>(e, p, {4, 0, 2}, true, {2, 2, 3}, -1, true, {}, "arange(1).as_strided((4, 0, 2), (2, 2, 3), 0).unflatten(-3, (4,))");
-}
-
-// arange(1).as_strided((3, 1, 0, 2), (2, 2, 2, 1), 0).unflatten(0, (-1, 3)) [single:unflatten:zero-size]
-BOOST_AUTO_TEST_CASE(single_105)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {3, 1, 0, 2}, {2, 2, 2, 1}).unflatten(0, {-1, 3});
-    oracle::check<5>(e, p, {1, 3, 1, 0, 2}, true, {6, 2, 2, 2, 1}, -1, true, {}, "arange(1).as_strided((3, 1, 0, 2), (2, 2, 2, 1), 0).unflatten(0, (-1, 3))");
-}
-
-// arange(2).view(1, 2).squeeze(0) [single:squeeze:contiguous]
-BOOST_AUTO_TEST_CASE(single_106)
-{
-    auto buf = oracle::arange(2);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {1, 2}).squeeze(0);
-    static constexpr std::int32_t ev[] = {0, 1};
-    oracle::check<1>(e, p, {2}, true, {1}, 0, true, ev, "arange(2).view(1, 2).squeeze(0)");
-}
-
-// arange(30).view(3, 2, 1, 5).squeeze(-2) [single:squeeze:contiguous]
-BOOST_AUTO_TEST_CASE(single_107)
-{
-    auto buf = oracle::arange(30);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {3, 2, 1, 5}).squeeze(-2);
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29};
-    oracle::check<3>(e, p, {3, 2, 5}, true, {10, 5, 1}, 0, true, ev, "arange(30).view(3, 2, 1, 5).squeeze(-2)");
-}
-
-// arange(10).view(5, 2, 1).squeeze(-1) [single:squeeze:contiguous]
-BOOST_AUTO_TEST_CASE(single_108)
-{
-    auto buf = oracle::arange(10);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {5, 2, 1}).squeeze(-1);
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
-    oracle::check<2>(e, p, {5, 2}, true, {2, 1}, 0, true, ev, "arange(10).view(5, 2, 1).squeeze(-1)");
-}
-
-// arange(16).as_strided((4, 4, 1), (1, 4, 4), 0).squeeze(2) [single:squeeze:permuted]
-BOOST_AUTO_TEST_CASE(single_109)
-{
-    auto buf = oracle::arange(16);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {4, 4, 1}, {1, 4, 4}).squeeze(2);
-    static constexpr std::int32_t ev[] = {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15};
-    oracle::check<2>(e, p, {4, 4}, true, {1, 4}, 0, false, ev, "arange(16).as_strided((4, 4, 1), (1, 4, 4), 0).squeeze(2)");
-}
-
-// arange(60).as_strided((5, 3, 4, 1), (1, 20, 5, 1), 0).squeeze(3) [single:squeeze:permuted]
-BOOST_AUTO_TEST_CASE(single_110)
-{
-    auto buf = oracle::arange(60);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {5, 3, 4, 1}, {1, 20, 5, 1}).squeeze(3);
-    static constexpr std::int32_t ev[] = {0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 1, 6, 11, 16, 21, 26, 31, 36, 41, 46, 51, 56, 2, 7, 12, 17, 22, 27, 32, 37, 42, 47, 52, 57, 3, 8, 13, 18, 23, 28, 33, 38, 43, 48, 53, 58, 4, 9, 14, 19, 24, 29, 34, 39, 44, 49, 54, 59};
-    oracle::check<3>(e, p, {5, 3, 4}, true, {1, 20, 5}, 0, false, ev, "arange(60).as_strided((5, 3, 4, 1), (1, 20, 5, 1), 0).squeeze(3)");
-}
-
-// arange(6).as_strided((2, 1, 1, 3), (3, 3, 1, 1), 0).squeeze(2) [single:squeeze:permuted]
-BOOST_AUTO_TEST_CASE(single_111)
-{
-    auto buf = oracle::arange(6);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {2, 1, 1, 3}, {3, 3, 1, 1}).squeeze(2);
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5};
-    oracle::check<3>(e, p, {2, 1, 3}, true, {3, 3, 1}, 0, true, ev, "arange(6).as_strided((2, 1, 1, 3), (3, 3, 1, 1), 0).squeeze(2)");
-}
-
-// arange(10).as_strided((2, 1), (2, 2), 0).squeeze(1) [single:squeeze:sliced]
-BOOST_AUTO_TEST_CASE(single_112)
-{
-    auto buf = oracle::arange(10);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {2, 1}, {2, 2}).squeeze(1);
-    static constexpr std::int32_t ev[] = {0, 2};
-    oracle::check<1>(e, p, {2}, true, {2}, 0, false, ev, "arange(10).as_strided((2, 1), (2, 2), 0).squeeze(1)");
-}
-
-// arange(4).as_strided((1, 2), (2, 1), 2).squeeze(0) [single:squeeze:sliced]
-BOOST_AUTO_TEST_CASE(single_113)
-{
-    auto buf = oracle::arange(4);
-    float* p = buf.data();
-    auto e = lv::from_blob(p + 2, {1, 2}, {2, 1}).squeeze(0);
-    static constexpr std::int32_t ev[] = {2, 3};
-    oracle::check<1>(e, p, {2}, true, {1}, 2, true, ev, "arange(4).as_strided((1, 2), (2, 1), 2).squeeze(0)");
-}
-
-// arange(45).as_strided((1, 1, 2), (15, 10, 1), 30).squeeze(-3) [single:squeeze:sliced]
-BOOST_AUTO_TEST_CASE(single_114)
-{
-    auto buf = oracle::arange(45);
-    float* p = buf.data();
-    auto e = lv::from_blob(p + 30, {1, 1, 2}, {15, 10, 1}).squeeze(-3);
-    static constexpr std::int32_t ev[] = {30, 31};
-    oracle::check<2>(e, p, {1, 2}, true, {10, 1}, 30, true, ev, "arange(45).as_strided((1, 1, 2), (15, 10, 1), 30).squeeze(-3)");
-}
-
-// arange(1).as_strided((5, 1), (0, 1), 0).squeeze(1) [single:squeeze:expanded]
-BOOST_AUTO_TEST_CASE(single_115)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {5, 1}, {0, 1}).squeeze(1);
-    static constexpr std::int32_t ev[] = {0, 0, 0, 0, 0};
-    oracle::check<1>(e, p, {5}, true, {0}, 0, false, ev, "arange(1).as_strided((5, 1), (0, 1), 0).squeeze(1)");
-}
-
-// arange(1).as_strided((2, 1, 5), (0, 1, 0), 0).squeeze(1) [single:squeeze:expanded]
-BOOST_AUTO_TEST_CASE(single_116)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {2, 1, 5}, {0, 1, 0}).squeeze(1);
-    static constexpr std::int32_t ev[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    oracle::check<2>(e, p, {2, 5}, true, {0, 0}, 0, false, ev, "arange(1).as_strided((2, 1, 5), (0, 1, 0), 0).squeeze(1)");
-}
-
-// arange(40).as_strided((2, 4, 1, 5, 1), (20, 5, 0, 1, 100), 0).squeeze(2) [single:squeeze:size1]
-BOOST_AUTO_TEST_CASE(single_117)
-{
-    auto buf = oracle::arange(40);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {2, 4, 1, 5, 1}, {20, 5, 0, 1, 100}).squeeze(2);
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39};
-    oracle::check<4>(e, p, {2, 4, 5, 1}, true, {20, 5, 1, 100}, 0, true, ev, "arange(40).as_strided((2, 4, 1, 5, 1), (20, 5, 0, 1, 100), 0).squeeze(2)");
-}
-
-// arange(12).as_strided((3, 4, 1, 1, 1), (4, 1, 1, 100, 7), 0).squeeze(2) [single:squeeze:size1]
-BOOST_AUTO_TEST_CASE(single_118)
-{
-    auto buf = oracle::arange(12);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {3, 4, 1, 1, 1}, {4, 1, 1, 100, 7}).squeeze(2);
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
-    oracle::check<4>(e, p, {3, 4, 1, 1}, true, {4, 1, 100, 7}, 0, true, ev, "arange(12).as_strided((3, 4, 1, 1, 1), (4, 1, 1, 100, 7), 0).squeeze(2)");
-}
-
-// arange(1).as_strided((4, 0, 1), (3, 1, 3), 0).squeeze(2) [single:squeeze:zero-size]
-BOOST_AUTO_TEST_CASE(single_119)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {4, 0, 1}, {3, 1, 3}).squeeze(2);
-    oracle::check<2>(e, p, {4, 0}, true, {3, 1}, -1, true, {}, "arange(1).as_strided((4, 0, 1), (3, 1, 3), 0).squeeze(2)");
-}
-
-// arange(1).as_strided((1, 0), (1, 1), 0).squeeze(0) [single:squeeze:zero-size]
-BOOST_AUTO_TEST_CASE(single_120)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {1, 0}, {1, 1}).squeeze(0);
-    oracle::check<1>(e, p, {0}, true, {1}, -1, true, {}, "arange(1).as_strided((1, 0), (1, 1), 0).squeeze(0)");
-}
-
-// arange(24).view(2, 4, 3).unsqueeze(-2) [single:unsqueeze:contiguous]
-BOOST_AUTO_TEST_CASE(single_121)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {2, 4, 3}).unsqueeze(-2);
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23};
-    oracle::check<4>(e, p, {2, 4, 1, 3}, true, {12, 3, 3, 1}, 0, true, ev, "arange(24).view(2, 4, 3).unsqueeze(-2)");
-}
-
-// arange(15).view(5, 3).unsqueeze(1) [single:unsqueeze:contiguous]
-BOOST_AUTO_TEST_CASE(single_122)
-{
-    auto buf = oracle::arange(15);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {5, 3}).unsqueeze(1);
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
-    oracle::check<3>(e, p, {5, 1, 3}, true, {3, 3, 1}, 0, true, ev, "arange(15).view(5, 3).unsqueeze(1)");
-}
-
-// arange(25).view(5, 5).unsqueeze(0) [single:unsqueeze:contiguous]
-BOOST_AUTO_TEST_CASE(single_123)
-{
-    auto buf = oracle::arange(25);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {5, 5}).unsqueeze(0);
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24};
-    oracle::check<3>(e, p, {1, 5, 5}, true, {25, 5, 1}, 0, true, ev, "arange(25).view(5, 5).unsqueeze(0)");
-}
-
-// arange(25).as_strided((5, 5, 1), (1, 5, 5), 0).unsqueeze(2) [single:unsqueeze:permuted]
-BOOST_AUTO_TEST_CASE(single_124)
-{
-    auto buf = oracle::arange(25);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {5, 5, 1}, {1, 5, 5}).unsqueeze(2);
-    static constexpr std::int32_t ev[] = {0, 5, 10, 15, 20, 1, 6, 11, 16, 21, 2, 7, 12, 17, 22, 3, 8, 13, 18, 23, 4, 9, 14, 19, 24};
-    oracle::check<4>(e, p, {5, 5, 1, 1}, true, {1, 5, 5, 5}, 0, false, ev, "arange(25).as_strided((5, 5, 1), (1, 5, 5), 0).unsqueeze(2)");
-}
-
-// arange(10).as_strided((2, 5), (1, 2), 0).unsqueeze(-1) [single:unsqueeze:permuted]
-BOOST_AUTO_TEST_CASE(single_125)
-{
-    auto buf = oracle::arange(10);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {2, 5}, {1, 2}).unsqueeze(-1);
-    static constexpr std::int32_t ev[] = {0, 2, 4, 6, 8, 1, 3, 5, 7, 9};
-    oracle::check<3>(e, p, {2, 5, 1}, true, {1, 2, 1}, 0, false, ev, "arange(10).as_strided((2, 5), (1, 2), 0).unsqueeze(-1)");
-}
-
-// arange(9).as_strided((3, 1, 3), (3, 1, 1), 0).unsqueeze(2) [single:unsqueeze:permuted]
-BOOST_AUTO_TEST_CASE(single_126)
-{
-    auto buf = oracle::arange(9);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {3, 1, 3}, {3, 1, 1}).unsqueeze(2);
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
-    oracle::check<4>(e, p, {3, 1, 1, 3}, true, {3, 1, 3, 1}, 0, true, ev, "arange(9).as_strided((3, 1, 3), (3, 1, 1), 0).unsqueeze(2)");
-}
-
-// arange(3).as_strided((1,), (1,), 0).unsqueeze(1) [single:unsqueeze:sliced]
-BOOST_AUTO_TEST_CASE(single_127)
-{
-    auto buf = oracle::arange(3);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {1}, {1}).unsqueeze(1);
-    static constexpr std::int32_t ev[] = {0};
-    oracle::check<2>(e, p, {1, 1}, true, {1, 1}, 0, true, ev, "arange(3).as_strided((1,), (1,), 0).unsqueeze(1)");
-}
-
-// arange(60).as_strided((1, 2, 6), (12, 30, 1), 0).unsqueeze(2) [single:unsqueeze:sliced+permuted]
-BOOST_AUTO_TEST_CASE(single_128)
-{
-    auto buf = oracle::arange(60);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {1, 2, 6}, {12, 30, 1}).unsqueeze(2);
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 30, 31, 32, 33, 34, 35};
-    oracle::check<4>(e, p, {1, 2, 1, 6}, true, {12, 30, 6, 1}, 0, false, ev, "arange(60).as_strided((1, 2, 6), (12, 30, 1), 0).unsqueeze(2)");
-}
-
-// arange(120).as_strided((1, 5, 1, 2), (60, 12, 12, 1), 64).unsqueeze(2) [single:unsqueeze:sliced]
-BOOST_AUTO_TEST_CASE(single_129)
-{
-    auto buf = oracle::arange(120);
-    float* p = buf.data();
-    auto e = lv::from_blob(p + 64, {1, 5, 1, 2}, {60, 12, 12, 1}).unsqueeze(2);
-    static constexpr std::int32_t ev[] = {64, 65, 76, 77, 88, 89, 100, 101, 112, 113};
-    oracle::check<5>(e, p, {1, 5, 1, 1, 2}, true, {60, 12, 12, 12, 1}, 64, false, ev, "arange(120).as_strided((1, 5, 1, 2), (60, 12, 12, 1), 64).unsqueeze(2)");
-}
-
-// arange(1).as_strided((4,), (0,), 0).unsqueeze(-1) [single:unsqueeze:expanded]
-BOOST_AUTO_TEST_CASE(single_130)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {4}, {0}).unsqueeze(-1);
-    static constexpr std::int32_t ev[] = {0, 0, 0, 0};
-    oracle::check<2>(e, p, {4, 1}, true, {0, 1}, 0, false, ev, "arange(1).as_strided((4,), (0,), 0).unsqueeze(-1)");
-}
-
-// arange(1).as_strided((1, 5), (1, 0), 0).unsqueeze(-1) [single:unsqueeze:expanded]
-BOOST_AUTO_TEST_CASE(single_131)
-{
-    auto buf = oracle::arange(1);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {1, 5}, {1, 0}).unsqueeze(-1);
-    static constexpr std::int32_t ev[] = {0, 0, 0, 0, 0};
-    oracle::check<3>(e, p, {1, 5, 1}, true, {1, 0, 1}, 0, false, ev, "arange(1).as_strided((1, 5), (1, 0), 0).unsqueeze(-1)");
-}
-
-// arange(12).as_strided((1, 3, 4), (100, 4, 1), 0).unsqueeze(1) [single:unsqueeze:size1]
-BOOST_AUTO_TEST_CASE(single_132)
-{
-    auto buf = oracle::arange(12);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {1, 3, 4}, {100, 4, 1}).unsqueeze(1);
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
-    oracle::check<4>(e, p, {1, 1, 3, 4}, true, {100, 12, 4, 1}, 0, true, ev, "arange(12).as_strided((1, 3, 4), (100, 4, 1), 0).unsqueeze(1)");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

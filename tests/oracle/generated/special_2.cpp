@@ -6,6 +6,167 @@ namespace lv = lazyview;
 
 BOOST_AUTO_TEST_SUITE(oracle_special_2)
 
+// arange(24).as_strided((2, 4, 3), (12, 1, 4), 0).view(2, 1, 4, 3) [special:size1-strides]
+BOOST_AUTO_TEST_CASE(special_034)
+{
+    auto buf = oracle::arange(24);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {2, 4, 3}, {12, 1, 4}).view(2, 1, 4, 3);
+    static constexpr std::int32_t ev[] = {0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11, 12, 16, 20, 13, 17, 21, 14, 18, 22, 15, 19, 23};
+    oracle::check<4>(e, p, {2, 1, 4, 3}, true, {12, 4, 1, 4}, 0, false, ev, "arange(24).as_strided((2, 4, 3), (12, 1, 4), 0).view(2, 1, 4, 3)");
+}
+
+// arange(24).as_strided((2, 4, 3), (12, 1, 4), 0).view(2, 4, 3, 1) [special:size1-strides]
+BOOST_AUTO_TEST_CASE(special_035)
+{
+    auto buf = oracle::arange(24);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {2, 4, 3}, {12, 1, 4}).view(2, 4, 3, 1);
+    static constexpr std::int32_t ev[] = {0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11, 12, 16, 20, 13, 17, 21, 14, 18, 22, 15, 19, 23};
+    oracle::check<4>(e, p, {2, 4, 3, 1}, true, {12, 1, 4, 4}, 0, false, ev, "arange(24).as_strided((2, 4, 3), (12, 1, 4), 0).view(2, 4, 3, 1)");
+}
+
+// arange(24).as_strided((2, 4, 3), (12, 1, 4), 0).view(1, 2, 4, 3) [special:size1-strides]
+BOOST_AUTO_TEST_CASE(special_036)
+{
+    auto buf = oracle::arange(24);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {2, 4, 3}, {12, 1, 4}).view(1, 2, 4, 3);
+    static constexpr std::int32_t ev[] = {0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11, 12, 16, 20, 13, 17, 21, 14, 18, 22, 15, 19, 23};
+    oracle::check<4>(e, p, {1, 2, 4, 3}, true, {24, 12, 1, 4}, 0, false, ev, "arange(24).as_strided((2, 4, 3), (12, 1, 4), 0).view(1, 2, 4, 3)");
+}
+
+// arange(3).as_strided((3, 4), (1, 0), 0).view(3, 2, 2) [special:expand-view]
+BOOST_AUTO_TEST_CASE(special_037)
+{
+    auto buf = oracle::arange(3);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {3, 4}, {1, 0}).view(3, 2, 2);
+    static constexpr std::int32_t ev[] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2};
+    oracle::check<3>(e, p, {3, 2, 2}, true, {1, 0, 0}, 0, false, ev, "arange(3).as_strided((3, 4), (1, 0), 0).view(3, 2, 2)");
+}
+
+// arange(3).as_strided((3, 4), (1, 0), 0).view(12) -> shape_error at op 1 [special:expand-view]
+BOOST_AUTO_TEST_CASE(special_038)
+{
+    auto buf = oracle::arange(3);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {3, 4}, {1, 0});
+        stage = 1; (void)e0.view(12);
+        stage = 2;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 1, "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.", "arange(3).as_strided((3, 4), (1, 0), 0).view(12)");
+}
+
+// arange(3).as_strided((3, 4), (1, 0), 0).reshape(12) [special:expand-view]
+BOOST_AUTO_TEST_CASE(special_039)
+{
+    auto buf = oracle::arange(3);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {3, 4}, {1, 0}).reshape(12);
+    static constexpr std::int32_t ev[] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2};
+    oracle::check<1>(e, p, {12}, false, {}, -1, true, ev, "arange(3).as_strided((3, 4), (1, 0), 0).reshape(12)");
+}
+
+// arange(24).as_strided((4, 4), (6, 1), 0).view(4, 2, 2) [special:slice-view]
+BOOST_AUTO_TEST_CASE(special_040)
+{
+    auto buf = oracle::arange(24);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {4, 4}, {6, 1}).view(4, 2, 2);
+    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 6, 7, 8, 9, 12, 13, 14, 15, 18, 19, 20, 21};
+    oracle::check<3>(e, p, {4, 2, 2}, true, {6, 2, 1}, 0, false, ev, "arange(24).as_strided((4, 4), (6, 1), 0).view(4, 2, 2)");
+}
+
+// arange(24).as_strided((4, 4), (6, 1), 0).view(2, 2, 4) [special:slice-view]
+BOOST_AUTO_TEST_CASE(special_041)
+{
+    auto buf = oracle::arange(24);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {4, 4}, {6, 1}).view(2, 2, 4);
+    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 6, 7, 8, 9, 12, 13, 14, 15, 18, 19, 20, 21};
+    oracle::check<3>(e, p, {2, 2, 4}, true, {12, 6, 1}, 0, false, ev, "arange(24).as_strided((4, 4), (6, 1), 0).view(2, 2, 4)");
+}
+
+// arange(24).as_strided((4, 4), (6, 1), 0).view(16) -> shape_error at op 1 [special:slice-view]
+BOOST_AUTO_TEST_CASE(special_042)
+{
+    auto buf = oracle::arange(24);
+    float* p = buf.data();
+    int stage = 0;
+    auto run = [&] {
+        auto e0 = lv::from_blob(p, {4, 4}, {6, 1});
+        stage = 1; (void)e0.view(16);
+        stage = 2;
+    };
+    oracle::check_throws<lv::shape_error>(run, stage, 1, "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.", "arange(24).as_strided((4, 4), (6, 1), 0).view(16)");
+}
+
+// arange(1).as_strided((0, 4, 3), (12, 3, 1), 0).view(4, 0, 3) [special:zero]
+BOOST_AUTO_TEST_CASE(special_043)
+{
+    auto buf = oracle::arange(1);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {0, 4, 3}, {12, 3, 1}).view(4, 0, 3);
+    oracle::check<3>(e, p, {4, 0, 3}, true, {3, 3, 1}, -1, true, {}, "arange(1).as_strided((0, 4, 3), (12, 3, 1), 0).view(4, 0, 3)");
+}
+
+// arange(1).as_strided((0, 4, 3), (12, 3, 1), 0).view(12, 0) [special:zero]
+BOOST_AUTO_TEST_CASE(special_044)
+{
+    auto buf = oracle::arange(1);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {0, 4, 3}, {12, 3, 1}).view(12, 0);
+    oracle::check<2>(e, p, {12, 0}, true, {1, 1}, -1, true, {}, "arange(1).as_strided((0, 4, 3), (12, 3, 1), 0).view(12, 0)");
+}
+
+// arange(1).as_strided((0, 4, 3), (12, 3, 1), 0).view(0, 4, 3) [special:zero] same shape keeps strides
+BOOST_AUTO_TEST_CASE(special_045)
+{
+    auto buf = oracle::arange(1);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {0, 4, 3}, {12, 3, 1}).view(0, 4, 3);
+    oracle::check<3>(e, p, {0, 4, 3}, true, {12, 3, 1}, -1, true, {}, "arange(1).as_strided((0, 4, 3), (12, 3, 1), 0).view(0, 4, 3)");
+}
+
+// arange(1).as_strided((2, 0, 3), (3, 3, 1), 0).slice(dim=1, start=0, end=5, step=2) [special:zero]
+BOOST_AUTO_TEST_CASE(special_046)
+{
+    auto buf = oracle::arange(1);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {2, 0, 3}, {3, 3, 1}).slice(1, 0, 5, 2);
+    oracle::check<3>(e, p, {2, 0, 3}, true, {3, 6, 1}, -1, true, {}, "arange(1).as_strided((2, 0, 3), (3, 3, 1), 0).slice(dim=1, start=0, end=5, step=2)");
+}
+
+// arange(1).as_strided((2, 1, 0), (1, 1, 1), 0).expand(2, 3, 0) [special:zero]
+BOOST_AUTO_TEST_CASE(special_047)
+{
+    auto buf = oracle::arange(1);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {2, 1, 0}, {1, 1, 1}).expand(2, 3, 0);
+    oracle::check<3>(e, p, {2, 3, 0}, true, {1, 0, 1}, -1, true, {}, "arange(1).as_strided((2, 1, 0), (1, 1, 1), 0).expand(2, 3, 0)");
+}
+
+// arange(1).view(2, 0, 3).unsqueeze(2) [special:zero]
+BOOST_AUTO_TEST_CASE(special_048)
+{
+    auto buf = oracle::arange(1);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {2, 0, 3}).unsqueeze(2);
+    oracle::check<4>(e, p, {2, 0, 1, 3}, true, {3, 3, 3, 1}, -1, true, {}, "arange(1).view(2, 0, 3).unsqueeze(2)");
+}
+
+// arange(1).view(2, 0, 3).unfold(2, 2, 1) [special:zero]
+BOOST_AUTO_TEST_CASE(special_049)
+{
+    auto buf = oracle::arange(1);
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {2, 0, 3}).unfold(2, 2, 1);
+    oracle::check<4>(e, p, {2, 0, 2, 2}, true, {3, 3, 1, 1}, -1, true, {}, "arange(1).view(2, 0, 3).unfold(2, 2, 1)");
+}
+
 // arange(1).view(2, 0, 3).unfold(1, 0, 1) [special:zero]
 BOOST_AUTO_TEST_CASE(special_050)
 {
@@ -182,353 +343,6 @@ BOOST_AUTO_TEST_CASE(special_066)
     auto e = lv::from_blob(p, {2, 3, 4}).narrow(2, -2, 2);
     static constexpr std::int32_t ev[] = {2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23};
     oracle::check<3>(e, p, {2, 3, 2}, true, {12, 4, 1}, 2, false, ev, "arange(24).view(2, 3, 4).narrow(2, -2, 2)");
-}
-
-// arange(24).view(2, 3, 4).diagonal(-1, 1, 2) [special:diagonal]
-BOOST_AUTO_TEST_CASE(special_067)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {2, 3, 4}).diagonal(-1, 1, 2);
-    static constexpr std::int32_t ev[] = {4, 9, 16, 21};
-    oracle::check<2>(e, p, {2, 2}, true, {12, 5}, 4, false, ev, "arange(24).view(2, 3, 4).diagonal(-1, 1, 2)");
-}
-
-// arange(9).view(3, 3).diagonal(0, 0, 1) [special:diagonal]
-BOOST_AUTO_TEST_CASE(special_068)
-{
-    auto buf = oracle::arange(9);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {3, 3}).diagonal();
-    static constexpr std::int32_t ev[] = {0, 4, 8};
-    oracle::check<1>(e, p, {3}, true, {4}, 0, false, ev, "arange(9).view(3, 3).diagonal(0, 0, 1)");
-}
-
-// arange(12).view(3, 4).diagonal(1, 0, 1) [special:diagonal]
-BOOST_AUTO_TEST_CASE(special_069)
-{
-    auto buf = oracle::arange(12);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {3, 4}).diagonal(1);
-    static constexpr std::int32_t ev[] = {1, 6, 11};
-    oracle::check<1>(e, p, {3}, true, {5}, 1, false, ev, "arange(12).view(3, 4).diagonal(1, 0, 1)");
-}
-
-// arange(10).view(10,).unfold(0, 4, 2).unfold(0, 2, 1) [special:unfold] nested windows
-BOOST_AUTO_TEST_CASE(special_070)
-{
-    auto buf = oracle::arange(10);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {10}).unfold(0, 4, 2).unfold(0, 2, 1);
-    static constexpr std::int32_t ev[] = {0, 2, 1, 3, 2, 4, 3, 5, 2, 4, 3, 5, 4, 6, 5, 7, 4, 6, 5, 7, 6, 8, 7, 9};
-    oracle::check<3>(e, p, {3, 4, 2}, true, {2, 1, 2}, 0, false, ev, "arange(10).view(10,).unfold(0, 4, 2).unfold(0, 2, 1)");
-}
-
-// arange(24).view(3, 8).unfold(-1, 3, 3).reshape(-1) [special:unfold] windows flattened
-BOOST_AUTO_TEST_CASE(special_071)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {3, 8}).unfold(-1, 3, 3).reshape(-1);
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21};
-    oracle::check<1>(e, p, {18}, false, {}, -1, true, ev, "arange(24).view(3, 8).unfold(-1, 3, 3).reshape(-1)");
-}
-
-// arange(12).view(2, 6).unfold(1, 4, 1).reshape(2, -1) [special:unfold] overlapping windows copied
-BOOST_AUTO_TEST_CASE(special_072)
-{
-    auto buf = oracle::arange(12);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {2, 6}).unfold(1, 4, 1).reshape(2, -1);
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 6, 7, 8, 9, 7, 8, 9, 10, 8, 9, 10, 11};
-    oracle::check<2>(e, p, {2, 12}, false, {}, -1, true, ev, "arange(12).view(2, 6).unfold(1, 4, 1).reshape(2, -1)");
-}
-
-// arange(24).view(4, 6).view(2, 12) [static]
-BOOST_AUTO_TEST_CASE(special_073)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {4, 6}).view<2, 12>();
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23};
-    oracle::check<2>(e, p, {2, 12}, true, {12, 1}, 0, true, ev, "arange(24).view(4, 6).view(2, 12)");
-}
-
-// arange(24).view(4, 6).permute(1, 0) [static]
-BOOST_AUTO_TEST_CASE(special_074)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {4, 6}).permute<1, 0>();
-    static constexpr std::int32_t ev[] = {0, 6, 12, 18, 1, 7, 13, 19, 2, 8, 14, 20, 3, 9, 15, 21, 4, 10, 16, 22, 5, 11, 17, 23};
-    oracle::check<2>(e, p, {6, 4}, true, {1, 6}, 0, false, ev, "arange(24).view(4, 6).permute(1, 0)");
-}
-
-// arange(24).view(4, 6).permute(1, 0).reshape(3, 8) [static]
-BOOST_AUTO_TEST_CASE(special_075)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {4, 6}).permute<1, 0>().reshape<3, 8>();
-    static constexpr std::int32_t ev[] = {0, 6, 12, 18, 1, 7, 13, 19, 2, 8, 14, 20, 3, 9, 15, 21, 4, 10, 16, 22, 5, 11, 17, 23};
-    oracle::check<2>(e, p, {3, 8}, false, {}, -1, true, ev, "arange(24).view(4, 6).permute(1, 0).reshape(3, 8)");
-}
-
-// arange(24).view(2, 3, 4).view(6, 4).t() [static]
-BOOST_AUTO_TEST_CASE(special_076)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {2, 3, 4}).view(lv::c<6>, 4).t();
-    static constexpr std::int32_t ev[] = {0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21, 2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23};
-    oracle::check<2>(e, p, {4, 6}, true, {1, 4}, 0, false, ev, "arange(24).view(2, 3, 4).view(6, 4).t()");
-}
-
-// arange(24).view(2, 3, 4).permute(2, 0, 1).reshape(4, -1) [static]
-BOOST_AUTO_TEST_CASE(special_077)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {2, 3, 4}).permute<2, 0, 1>().reshape(lv::c<4>, -1);
-    static constexpr std::int32_t ev[] = {0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21, 2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23};
-    oracle::check<2>(e, p, {4, 6}, true, {1, 4}, 0, false, ev, "arange(24).view(2, 3, 4).permute(2, 0, 1).reshape(4, -1)");
-}
-
-// arange(96).view(1, 4, 4, 6).view(1, 4, 2, 2, 3, 2).permute(0, 2, 4, 1, 3, 5).reshape(1, 6, 16) [static] static FLUX pack
-BOOST_AUTO_TEST_CASE(special_078)
-{
-    auto buf = oracle::arange(96);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {1, 4, 4, 6}).view<1, 4, 2, 2, 3, 2>().permute<0, 2, 4, 1, 3, 5>().reshape<1, 6, 16>();
-    static constexpr std::int32_t ev[] = {0, 1, 6, 7, 24, 25, 30, 31, 48, 49, 54, 55, 72, 73, 78, 79, 2, 3, 8, 9, 26, 27, 32, 33, 50, 51, 56, 57, 74, 75, 80, 81, 4, 5, 10, 11, 28, 29, 34, 35, 52, 53, 58, 59, 76, 77, 82, 83, 12, 13, 18, 19, 36, 37, 42, 43, 60, 61, 66, 67, 84, 85, 90, 91, 14, 15, 20, 21, 38, 39, 44, 45, 62, 63, 68, 69, 86, 87, 92, 93, 16, 17, 22, 23, 40, 41, 46, 47, 64, 65, 70, 71, 88, 89, 94, 95};
-    oracle::check<3>(e, p, {1, 6, 16}, false, {}, -1, true, ev, "arange(96).view(1, 4, 4, 6).view(1, 4, 2, 2, 3, 2).permute(0, 2, 4, 1, 3, 5).reshape(1, 6, 16)");
-}
-
-// arange(24).view(4, 6).view(2, 2, 6).flatten(0, 1).transpose(0, 1) [static]
-BOOST_AUTO_TEST_CASE(special_079)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {4, 6}).view<2, 2, 6>().flatten(lv::c<0>, lv::c<1>).transpose(0, 1);
-    static constexpr std::int32_t ev[] = {0, 6, 12, 18, 1, 7, 13, 19, 2, 8, 14, 20, 3, 9, 15, 21, 4, 10, 16, 22, 5, 11, 17, 23};
-    oracle::check<2>(e, p, {6, 4}, true, {1, 6}, 0, false, ev, "arange(24).view(4, 6).view(2, 2, 6).flatten(0, 1).transpose(0, 1)");
-}
-
-// arange(12).view(12,).view(4, 3).t().reshape(2, 6) [static] cut inside, static
-BOOST_AUTO_TEST_CASE(special_080)
-{
-    auto buf = oracle::arange(12);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {12}).view<4, 3>().t().reshape<2, 6>();
-    static constexpr std::int32_t ev[] = {0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11};
-    oracle::check<2>(e, p, {2, 6}, false, {}, -1, true, ev, "arange(12).view(12,).view(4, 3).t().reshape(2, 6)");
-}
-
-// static:arange(24).view(4, 6).view(2, 12) [static-base]
-BOOST_AUTO_TEST_CASE(special_081)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob<4, 6>(p).view<2, 12>();
-    static constexpr std::int32_t ev[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23};
-    oracle::check<2>(e, p, {2, 12}, true, {12, 1}, 0, true, ev, "static:arange(24).view(4, 6).view(2, 12)");
-}
-
-// static:arange(24).view(4, 6).permute(1, 0) [static-base]
-BOOST_AUTO_TEST_CASE(special_082)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob<4, 6>(p).permute<1, 0>();
-    static constexpr std::int32_t ev[] = {0, 6, 12, 18, 1, 7, 13, 19, 2, 8, 14, 20, 3, 9, 15, 21, 4, 10, 16, 22, 5, 11, 17, 23};
-    oracle::check<2>(e, p, {6, 4}, true, {1, 6}, 0, false, ev, "static:arange(24).view(4, 6).permute(1, 0)");
-}
-
-// static:arange(24).view(4, 6).view(2, 12).permute(1, 0) [static-base]
-BOOST_AUTO_TEST_CASE(special_083)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob<4, 6>(p).view<2, 12>().permute<1, 0>();
-    static constexpr std::int32_t ev[] = {0, 12, 1, 13, 2, 14, 3, 15, 4, 16, 5, 17, 6, 18, 7, 19, 8, 20, 9, 21, 10, 22, 11, 23};
-    oracle::check<2>(e, p, {12, 2}, true, {1, 12}, 0, false, ev, "static:arange(24).view(4, 6).view(2, 12).permute(1, 0)");
-}
-
-// static:arange(24).view(2, 3, 4).permute(2, 0, 1).reshape(4, 6) [static-base]
-BOOST_AUTO_TEST_CASE(special_084)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob<2, 3, 4>(p).permute<2, 0, 1>().reshape<4, 6>();
-    static constexpr std::int32_t ev[] = {0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21, 2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23};
-    oracle::check<2>(e, p, {4, 6}, true, {1, 4}, 0, false, ev, "static:arange(24).view(2, 3, 4).permute(2, 0, 1).reshape(4, 6)");
-}
-
-// static:arange(24).view(2, 3, 4).transpose(0, 2).narrow(1, 1, 2) [static-base]
-BOOST_AUTO_TEST_CASE(special_085)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob<2, 3, 4>(p).transpose(0, 2).narrow(1, 1, 2);
-    static constexpr std::int32_t ev[] = {4, 16, 8, 20, 5, 17, 9, 21, 6, 18, 10, 22, 7, 19, 11, 23};
-    oracle::check<3>(e, p, {4, 2, 2}, true, {1, 4, 12}, 4, false, ev, "static:arange(24).view(2, 3, 4).transpose(0, 2).narrow(1, 1, 2)");
-}
-
-// static:arange(24).view(4, 6).reshape(-1, 3).select(1, 2) [static-base]
-BOOST_AUTO_TEST_CASE(special_086)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    auto e = lv::from_blob<4, 6>(p).reshape(-1, 3).select(1, 2);
-    static constexpr std::int32_t ev[] = {2, 5, 8, 11, 14, 17, 20, 23};
-    oracle::check<1>(e, p, {8}, true, {3}, 2, false, ev, "static:arange(24).view(4, 6).reshape(-1, 3).select(1, 2)");
-}
-
-// static:arange(3).view(3, 1).expand(3, 4).view(3, 2, 2) [static-base]
-BOOST_AUTO_TEST_CASE(special_087)
-{
-    auto buf = oracle::arange(3);
-    float* p = buf.data();
-    auto e = lv::from_blob<3, 1>(p).expand(3, 4).view(3, 2, 2);
-    static constexpr std::int32_t ev[] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2};
-    oracle::check<3>(e, p, {3, 2, 2}, true, {1, 0, 0}, 0, false, ev, "static:arange(3).view(3, 1).expand(3, 4).view(3, 2, 2)");
-}
-
-// static:arange(48).view(1, 2, 4, 6).view(1, 2, 2, 2, 3, 2).permute(0, 2, 4, 1, 3, 5).reshape(1, 6, 8) [static-base]
-BOOST_AUTO_TEST_CASE(special_088)
-{
-    auto buf = oracle::arange(48);
-    float* p = buf.data();
-    auto e = lv::from_blob<1, 2, 4, 6>(p).view<1, 2, 2, 2, 3, 2>().permute<0, 2, 4, 1, 3, 5>().reshape<1, 6, 8>();
-    static constexpr std::int32_t ev[] = {0, 1, 6, 7, 24, 25, 30, 31, 2, 3, 8, 9, 26, 27, 32, 33, 4, 5, 10, 11, 28, 29, 34, 35, 12, 13, 18, 19, 36, 37, 42, 43, 14, 15, 20, 21, 38, 39, 44, 45, 16, 17, 22, 23, 40, 41, 46, 47};
-    oracle::check<3>(e, p, {1, 6, 8}, false, {}, -1, true, ev, "static:arange(48).view(1, 2, 4, 6).view(1, 2, 2, 2, 3, 2).permute(0, 2, 4, 1, 3, 5).reshape(1, 6, 8)");
-}
-
-// static:arange(24).view(4, 6).t().view(24) -> shape_error at op 2 [static-base]
-BOOST_AUTO_TEST_CASE(special_089)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob<4, 6>(p);
-        stage = 1; auto e1 = e0.t();
-        stage = 2; (void)e1.view(24);
-        stage = 3;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 2, "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.", "static:arange(24).view(4, 6).t().view(24)");
-}
-
-// static:arange(24).view(4, 6).select(0, 4) -> index_error at op 1 [static-base]
-BOOST_AUTO_TEST_CASE(special_090)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob<4, 6>(p);
-        stage = 1; (void)e0.select(0, 4);
-        stage = 2;
-    };
-    oracle::check_throws<lv::index_error>(run, stage, 1, "select(): index 4 out of range for tensor of size [4, 6] at dimension 0", "static:arange(24).view(4, 6).select(0, 4)");
-}
-
-// arange(6).view(2, 3).squeeze(1) -> shape_error at op 1 [lazyview-defined] lazyview-defined message (spec)
-BOOST_AUTO_TEST_CASE(special_091)
-{
-    auto buf = oracle::arange(6);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {2, 3});
-        stage = 1; (void)e0.squeeze(1);
-        stage = 2;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "squeeze(): dimension 1 has size 3, not 1 (lazyview has static rank, so it cannot be a no-op)", "arange(6).view(2, 3).squeeze(1)");
-}
-
-// arange(20).view(4, 1, 5).squeeze(0) -> shape_error at op 1 [lazyview-defined] lazyview-defined message (spec)
-BOOST_AUTO_TEST_CASE(special_092)
-{
-    auto buf = oracle::arange(20);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {4, 1, 5});
-        stage = 1; (void)e0.squeeze(0);
-        stage = 2;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "squeeze(): dimension 0 has size 4, not 1 (lazyview has static rank, so it cannot be a no-op)", "arange(20).view(4, 1, 5).squeeze(0)");
-}
-
-// arange(24).view(2, 3, 4).squeeze(2) -> shape_error at op 1 [lazyview-defined] lazyview-defined message (spec)
-BOOST_AUTO_TEST_CASE(special_093)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {2, 3, 4});
-        stage = 1; (void)e0.squeeze(2);
-        stage = 2;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "squeeze(): dimension 2 has size 4, not 1 (lazyview has static rank, so it cannot be a no-op)", "arange(24).view(2, 3, 4).squeeze(2)");
-}
-
-// arange(4).as_strided((1, 1, 4), (4, 1, 1), 0).squeeze(2) -> shape_error at op 1 [lazyview-defined] lazyview-defined message (spec)
-BOOST_AUTO_TEST_CASE(special_094)
-{
-    auto buf = oracle::arange(4);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {1, 1, 4}, {4, 1, 1});
-        stage = 1; (void)e0.squeeze(2);
-        stage = 2;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "squeeze(): dimension 2 has size 4, not 1 (lazyview has static rank, so it cannot be a no-op)", "arange(4).as_strided((1, 1, 4), (4, 1, 1), 0).squeeze(2)");
-}
-
-// arange(24).view(2, 3, 4).expand(-2, 2, 3, 4) -> shape_error at op 1 [lazyview-defined] lazyview-defined message (spec)
-BOOST_AUTO_TEST_CASE(special_095)
-{
-    auto buf = oracle::arange(24);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {2, 3, 4});
-        stage = 1; (void)e0.expand(-2, 2, 3, 4);
-        stage = 2;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "expand(): invalid size -2 at dimension 0", "arange(24).view(2, 3, 4).expand(-2, 2, 3, 4)");
-}
-
-// arange(8).view(2, 1, 4).expand(2, -2, 4) -> shape_error at op 1 [lazyview-defined] lazyview-defined message (spec)
-BOOST_AUTO_TEST_CASE(special_096)
-{
-    auto buf = oracle::arange(8);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {2, 1, 4});
-        stage = 1; (void)e0.expand(2, -2, 4);
-        stage = 2;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "expand(): invalid size -2 at dimension 1", "arange(8).view(2, 1, 4).expand(2, -2, 4)");
-}
-
-// arange(3).view(3,).expand(2, -3, 3) -> shape_error at op 1 [lazyview-defined] lazyview-defined message (spec)
-BOOST_AUTO_TEST_CASE(special_097)
-{
-    auto buf = oracle::arange(3);
-    float* p = buf.data();
-    int stage = 0;
-    auto run = [&] {
-        auto e0 = lv::from_blob(p, {3});
-        stage = 1; (void)e0.expand(2, -3, 3);
-        stage = 2;
-    };
-    oracle::check_throws<lv::shape_error>(run, stage, 1, "expand(): invalid size -3 at dimension 1", "arange(3).view(3,).expand(2, -3, 3)");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
