@@ -1,0 +1,129 @@
+#pragma once
+// Shared pieces of the lazyview benchmark suite: workloads, the implementation interface, aligned
+// buffers, a small persistent thread pool for the baselines, and the reference loops.
+//
+// Every workload is a permute-copy of a contiguous tensor into a contiguous output, written the
+// way PyTorch code writes it: x.view(V).permute(P).reshape(O) (or x.permute(P) for the plain
+// permutations). Each implementation gets the same source bytes and the same destination buffer;
+// bytes processed = bytes read + bytes written.
+#include <benchmark/benchmark.h>
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace lvb {
+
+using index_t = std::int64_t;
+
+/// One benchmark case (the thread count is added at registration).
+struct workload {
+  enum kind_t { chain, permute_only };
+  std::string family;  ///< flux_pack, flux_unpack, agents, transpose, perm
+  std::string dtype;   ///< fp32 or bf16 (bf16 = uint16_t storage)
+  std::string shape;   ///< name part, e.g. 1x16x128x128
+  int esize = 4;       ///< bytes per element
+  kind_t kind = chain;
+  std::vector<index_t> in;    ///< contiguous input sizes
+  std::vector<index_t> view;  ///< sizes after view (== in for permute_only)
+  std::vector<int> perm;      ///< permute dims (rank == view.size())
+  std::vector<index_t> out;   ///< final sizes (reshape target; permuted sizes for permute_only)
+  std::array<index_t, 4> flux{};  ///< (B,C,H,W) for the FLUX families (static dispatch)
+  bool large = false;         ///< fewer/shorter repetitions
+
+  index_t numel() const {
+    index_t n = 1;
+    for (index_t s : in) n *= s;
+    return n;
+  }
+  std::size_t bytes() const { return static_cast<std::size_t>(numel()) * static_cast<std::size_t>(esize); }
+  /// Sizes of the permuted (pre-reshape) tensor.
+  std::vector<index_t> permuted() const {
+    std::vector<index_t> p(perm.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) p[i] = view[static_cast<std::size_t>(perm[i])];
+    return p;
+  }
+  std::string id() const { return family + "/" + dtype + "/" + shape; }
+  std::string name(int threads, const std::string& impl) const {
+    return id() + "/t" + std::to_string(threads) + "/" + impl;
+  }
+};
+
+/// Runs one evaluation and returns a pointer to the output bytes (for verification).
+using runner = std::function<const void*()>;
+
+/// An implementation: what it supports, and how to prepare a runner for a case.
+struct impl {
+  std::string name;
+  bool verify = true;  ///< compare its output with the reference loop
+  std::function<bool(const workload&, int threads)> supports;
+  std::function<runner(const workload&, int threads, const void* src, void* dst)> prepare;
+};
+
+// Each TU adds its implementations (the peers only when found at configure time).
+void add_baseline_impls(std::vector<impl>& v);
+void add_lazyview_impls(std::vector<impl>& v);
+#ifdef LAZYVIEW_BENCH_HAVE_TORCH
+void add_torch_impls(std::vector<impl>& v);
+#endif
+#ifdef LAZYVIEW_BENCH_HAVE_EIGEN
+void add_eigen_impls(std::vector<impl>& v);
+#endif
+#ifdef LAZYVIEW_BENCH_HAVE_XTENSOR
+void add_xtensor_impls(std::vector<impl>& v);
+#endif
+void register_fold_benchmarks();
+
+// ---- buffers ------------------------------------------------------------------------------------
+
+/// 64-byte aligned, page-touched storage.
+struct buffer {
+  void* p = nullptr;
+  std::size_t n = 0;
+  buffer() = default;
+  void allocate(std::size_t bytes);
+  buffer(const buffer&) = delete;
+  buffer& operator=(const buffer&) = delete;
+  ~buffer();
+};
+
+/// The source (deterministic pattern), destination and reference buffers of a given byte size,
+/// kept across benchmarks so that the pages are already mapped.
+struct case_buffers {
+  buffer src, dst, ref;
+  std::string ref_owner;  ///< workload id whose reference ref holds
+};
+case_buffers& buffers_for(std::size_t bytes);
+
+// ---- threads ------------------------------------------------------------------------------------
+
+/// A persistent pool for the baselines and the plain loops (workers spin between back-to-back
+/// calls, yield after 50 us, sleep after 200 us idle), so that the memcpy baseline at 2 threads
+/// pays no thread start.
+/// run(n, f) calls f(i, n) for i in [0, n), i == 0 on the caller.
+void pool_run(int n, const std::function<void(int, int)>& f);
+
+/// Below this many bytes the baselines and the loops use one thread, as lazyview::copy does
+/// (a thread hand-off costs more than copying 64 KiB).
+inline constexpr std::size_t single_thread_bytes = std::size_t{1} << 16;
+
+/// [first, last) of part i of n equal parts of [0, total).
+inline void split(index_t total, int i, int n, index_t& first, index_t& last) {
+  first = total * i / n;
+  last = total * (i + 1) / n;
+}
+
+// ---- baselines ----------------------------------------------------------------------------------
+
+void memcpy_mt(void* dst, const void* src, std::size_t bytes, int threads);
+void stream_copy_mt(void* dst, const void* src, std::size_t bytes, int threads);
+
+/// The reference: a plain destination-order loop (used to verify every implementation).
+void reference_loop(const workload& w, const void* src, void* dst);
+
+}  // namespace lvb

@@ -1,0 +1,155 @@
+// lazyview: the chain written as in PyTorch, evaluated by copy() into the preallocated buffer
+// (dynamic extents, and static extents for FLUX) or by contiguous() into a new tensor.
+// The chain is built inside the timed call, as user code would (each op folds eagerly to check
+// its arguments; copy() folds once more and plans).
+#include <lazyview/lazyview.hpp>
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+#include "common.hpp"
+
+namespace lvb {
+
+namespace {
+
+template <std::size_t N>
+std::array<index_t, N> arr(const std::vector<index_t>& v) {
+  if (v.size() != N) throw std::logic_error("rank mismatch in the lazyview dispatch");
+  std::array<index_t, N> a{};
+  for (std::size_t i = 0; i < N; ++i) a[i] = v[i];
+  return a;
+}
+
+template <class T, int A, int K, int O, bool PermOnly>
+struct lv_case {
+  std::array<index_t, A> in;
+  std::array<index_t, K> v, p;
+  std::array<index_t, O> out;
+
+  explicit lv_case(const workload& w)
+      : in(arr<A>(w.in)), v(arr<K>(w.view)), p{}, out(arr<O>(w.out)) {
+    for (int i = 0; i < K; ++i) p[static_cast<std::size_t>(i)] = w.perm[static_cast<std::size_t>(i)];
+  }
+
+  auto chain(const T* s) const {
+    auto x = lazyview::from_blob(s, in);
+    if constexpr (PermOnly) {
+      static_assert(A == K && K == O);
+      return [&]<std::size_t... I>(std::index_sequence<I...>) { return x.permute(p[I]...); }(
+          std::make_index_sequence<K>{});
+    } else {
+      return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
+        return x.view(v[I]...).permute(p[I]...).reshape(out[J]...);
+      }(std::make_index_sequence<K>{}, std::make_index_sequence<O>{});
+    }
+  }
+};
+
+template <class T, int A, int K, int O, bool PermOnly>
+runner make(const workload& w, int threads, const void* src, void* dst, bool contiguous) {
+  const lv_case<T, A, K, O, PermOnly> c(w);
+  const T* s = static_cast<const T*>(src);
+  T* d = static_cast<T*>(dst);
+  (void)c.chain(s);  // throws here, outside the timing, if the chain is wrong
+  if (contiguous) {
+    using R = decltype(c.chain(s).contiguous());
+    auto hold = std::make_shared<std::optional<R>>();
+    return [c, s, hold]() -> const void* {
+      hold->reset();  // as `auto t = e.contiguous();` in a loop: the previous result is gone
+      hold->emplace(c.chain(s).contiguous());
+      return (*hold)->data();
+    };
+  }
+  const lazyview::threads th{static_cast<unsigned>(threads)};
+  return [c, s, d, th]() -> const void* {
+    lazyview::copy(c.chain(s), lazyview::from_blob(d, c.out), th);
+    return d;
+  };
+}
+
+template <class T>
+runner make_typed(const workload& w, int threads, const void* src, void* dst, bool contiguous) {
+  const std::size_t A = w.in.size(), K = w.view.size(), O = w.out.size();
+  if (w.kind == workload::permute_only) {
+    switch (K) {
+      case 2: return make<T, 2, 2, 2, true>(w, threads, src, dst, contiguous);
+      case 3: return make<T, 3, 3, 3, true>(w, threads, src, dst, contiguous);
+      case 4: return make<T, 4, 4, 4, true>(w, threads, src, dst, contiguous);
+      case 5: return make<T, 5, 5, 5, true>(w, threads, src, dst, contiguous);
+      case 6: return make<T, 6, 6, 6, true>(w, threads, src, dst, contiguous);
+      default: break;
+    }
+  } else {
+    if (A == 4 && K == 6 && O == 3) return make<T, 4, 6, 3, false>(w, threads, src, dst, contiguous);
+    if (A == 3 && K == 6 && O == 4) return make<T, 3, 6, 4, false>(w, threads, src, dst, contiguous);
+    if (A == 3 && K == 4 && O == 3) return make<T, 3, 4, 3, false>(w, threads, src, dst, contiguous);
+  }
+  throw std::runtime_error("no lazyview instantiation for these ranks (add one in impl_lazyview.cpp)");
+}
+
+// ---- static extents (FLUX) ----------------------------------------------------------------------
+
+template <class T, index_t B, index_t C, index_t H, index_t W>
+runner make_flux_static(bool pack, int threads, const void* src, void* dst) {
+  const T* s = static_cast<const T*>(src);
+  T* d = static_cast<T*>(dst);
+  const lazyview::threads th{static_cast<unsigned>(threads)};
+  if (pack)
+    return [s, d, th]() -> const void* {
+      auto e = lazyview::from_blob<B, C, H, W>(s)
+                   .template view<B, C, H / 2, 2, W / 2, 2>()
+                   .template permute<0, 2, 4, 1, 3, 5>()
+                   .template reshape<B, (H / 2) * (W / 2), C * 4>();
+      lazyview::copy(e, lazyview::from_blob<B, (H / 2) * (W / 2), C * 4>(d), th);
+      return d;
+    };
+  return [s, d, th]() -> const void* {
+    auto e = lazyview::from_blob<B, (H / 2) * (W / 2), C * 4>(s)
+                 .template view<B, H / 2, W / 2, C, 2, 2>()
+                 .template permute<0, 3, 1, 4, 2, 5>()
+                 .template reshape<B, C, H, W>();
+    lazyview::copy(e, lazyview::from_blob<B, C, H, W>(d), th);
+    return d;
+  };
+}
+
+template <class T>
+runner make_flux_static_typed(const workload& w, int threads, const void* src, void* dst) {
+  const bool pack = w.family == "flux_pack";
+  const auto f = w.flux;
+  using A4 = std::array<index_t, 4>;
+  if (f == A4{1, 16, 128, 128}) return make_flux_static<T, 1, 16, 128, 128>(pack, threads, src, dst);
+  if (f == A4{1, 16, 256, 256}) return make_flux_static<T, 1, 16, 256, 256>(pack, threads, src, dst);
+  if (f == A4{4, 16, 256, 256}) return make_flux_static<T, 4, 16, 256, 256>(pack, threads, src, dst);
+  if (f == A4{16, 16, 256, 256}) return make_flux_static<T, 16, 16, 256, 256>(pack, threads, src, dst);
+  throw std::runtime_error("no static FLUX instantiation for this shape");
+}
+
+bool is_flux(const workload& w) { return w.family == "flux_pack" || w.family == "flux_unpack"; }
+
+}  // namespace
+
+void add_lazyview_impls(std::vector<impl>& v) {
+  // contiguous() has no thread parameter (it always runs on the calling thread): t1 only.
+  v.push_back({"lazyview_contiguous", true, [](const workload&, int t) { return t == 1; },
+               [](const workload& w, int t, const void* src, void* dst) {
+                 return w.esize == 4 ? make_typed<float>(w, t, src, dst, true)
+                                     : make_typed<std::uint16_t>(w, t, src, dst, true);
+               }});
+  v.push_back({"lazyview_copy", true, [](const workload&, int) { return true; },
+               [](const workload& w, int t, const void* src, void* dst) {
+                 return w.esize == 4 ? make_typed<float>(w, t, src, dst, false)
+                                     : make_typed<std::uint16_t>(w, t, src, dst, false);
+               }});
+  v.push_back({"lazyview_copy_static", true, [](const workload& w, int) { return is_flux(w); },
+               [](const workload& w, int t, const void* src, void* dst) {
+                 return w.esize == 4 ? make_flux_static_typed<float>(w, t, src, dst)
+                                     : make_flux_static_typed<std::uint16_t>(w, t, src, dst);
+               }});
+}
+
+}  // namespace lvb

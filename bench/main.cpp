@@ -1,0 +1,195 @@
+// lazyview_bench: every workload x thread count x implementation, side by side, then the fold-cost
+// benchmarks. Names: <family>/<dtype>/<shape>/t<threads>/<implementation>.
+// Bytes processed = bytes read + bytes written. Every implementation except the memcpy and
+// streaming baselines is checked once against the reference loop (a mismatch is reported as an
+// error for that benchmark).
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <random>
+#include <set>
+
+#include "common.hpp"
+
+namespace lvb {
+
+namespace {
+
+std::string join(const std::vector<index_t>& v, const char* sep = "x") {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += sep;
+    s += std::to_string(v[i]);
+  }
+  return s;
+}
+
+workload flux(bool pack, const char* dtype, index_t B, index_t C, index_t H, index_t W) {
+  workload w;
+  w.family = pack ? "flux_pack" : "flux_unpack";
+  w.dtype = dtype;
+  w.esize = std::strcmp(dtype, "fp32") == 0 ? 4 : 2;
+  w.shape = join({B, C, H, W});
+  w.flux = {B, C, H, W};
+  const index_t h = H / 2, wd = W / 2;
+  if (pack) {
+    w.in = {B, C, H, W};
+    w.view = {B, C, h, 2, wd, 2};
+    w.perm = {0, 2, 4, 1, 3, 5};
+    w.out = {B, h * wd, C * 4};
+  } else {
+    w.in = {B, h * wd, C * 4};
+    w.view = {B, h, wd, C, 2, 2};
+    w.perm = {0, 3, 1, 4, 2, 5};
+    w.out = {B, C, H, W};
+  }
+  w.large = w.bytes() >= (std::size_t{32} << 20);
+  return w;
+}
+
+/// actions (T, N, 6) -> reshape(G, T/G, N, 6).permute(0, 2, 1, 3).reshape(G, N, -1)
+workload agents(index_t T, index_t N, index_t G) {
+  workload w;
+  w.family = "agents";
+  w.dtype = "fp32";
+  w.esize = 4;
+  w.shape = join({T, N, 6});
+  w.in = {T, N, 6};
+  w.view = {G, T / G, N, 6};
+  w.perm = {0, 2, 1, 3};
+  w.out = {G, N, (T / G) * 6};
+  w.large = w.bytes() >= (std::size_t{32} << 20);
+  return w;
+}
+
+workload permutation(const char* family, const std::vector<index_t>& sizes, const std::vector<int>& perm) {
+  workload w;
+  w.family = family;
+  w.dtype = "fp32";
+  w.esize = 4;
+  w.kind = workload::permute_only;
+  w.in = sizes;
+  w.view = sizes;
+  w.perm = perm;
+  w.out = w.permuted();
+  w.shape = join(sizes);
+  if (std::string(family) == "perm") {
+    w.shape += "_p";
+    for (int p : perm) w.shape += std::to_string(p);
+  }
+  w.large = w.bytes() >= (std::size_t{32} << 20);
+  return w;
+}
+
+/// HPTT-style random permutations: 5 each of rank 3, 4, 5, 6, about 2^22 elements (16 MiB fp32)
+/// each, sizes drawn around the rank-th root of the volume, no identity permutation.
+/// Only raw mt19937 outputs are used (their sequence is fixed by the standard).
+std::vector<workload> random_permutations() {
+  std::mt19937 rng(20261121u);
+  auto uniform01 = [&] { return static_cast<double>(rng()) / 4294967296.0; };
+  std::vector<workload> out;
+  for (int rank = 3; rank <= 6; ++rank) {
+    for (int rep = 0; rep < 5; ++rep) {
+      std::vector<double> wgt(static_cast<std::size_t>(rank));
+      double sum = 0;
+      for (double& x : wgt) sum += (x = 0.5 + uniform01());
+      std::vector<index_t> sizes;
+      for (double x : wgt) sizes.push_back(std::max<index_t>(2, std::llround(std::exp2(22.0 * x / sum))));
+      std::vector<int> perm(static_cast<std::size_t>(rank));
+      bool identity = true;
+      while (identity) {
+        for (int i = 0; i < rank; ++i) perm[static_cast<std::size_t>(i)] = i;
+        for (int i = rank - 1; i > 0; --i)
+          std::swap(perm[static_cast<std::size_t>(i)], perm[rng() % static_cast<unsigned>(i + 1)]);
+        identity = true;
+        for (int i = 0; i < rank; ++i) identity = identity && perm[static_cast<std::size_t>(i)] == i;
+      }
+      out.push_back(permutation("perm", sizes, perm));
+    }
+  }
+  return out;
+}
+
+std::vector<workload> all_workloads() {
+  std::vector<workload> v;
+  const index_t shapes[][4] = {{1, 16, 128, 128}, {1, 16, 256, 256}, {4, 16, 256, 256}, {16, 16, 256, 256}};
+  for (bool pack : {true, false})
+    for (const char* dt : {"fp32", "bf16"})
+      for (const auto& s : shapes) v.push_back(flux(pack, dt, s[0], s[1], s[2], s[3]));
+  v.push_back(agents(42, 50, 6));
+  v.push_back(agents(4200, 500, 600));
+  v.push_back(permutation("transpose", {4096, 4096}, {1, 0}));
+  for (auto& w : random_permutations()) v.push_back(w);
+  return v;
+}
+
+void run_case(benchmark::State& st, const std::string& name, const workload& w, int threads, const impl& im) {
+  static std::set<std::string> verified;
+  case_buffers& b = buffers_for(w.bytes());
+  const std::size_t bytes = w.bytes();
+  runner r;
+  try {
+    r = im.prepare(w, threads, b.src.p, b.dst.p);
+    if (bytes < (std::size_t{8} << 20)) r();  // warm the caches (large cases are cache-cold anyway)
+  } catch (const std::exception& e) {
+    st.SkipWithError(e.what());
+    return;
+  }
+  for (auto _ : st) {
+    const void* o = r();
+    benchmark::DoNotOptimize(o);
+    benchmark::ClobberMemory();
+  }
+  st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) * 2 * static_cast<std::int64_t>(bytes));
+  if (im.verify && verified.insert(name).second) {
+    if (b.ref_owner != w.id()) {
+      reference_loop(w, b.src.p, b.ref.p);
+      b.ref_owner = w.id();
+    }
+    std::memset(b.dst.p, 0xA5, bytes);
+    const void* o = r();
+    if (std::memcmp(o, b.ref.p, bytes) != 0) st.SkipWithError("output differs from the reference loop");
+  }
+}
+
+}  // namespace
+
+}  // namespace lvb
+
+int main(int argc, char** argv) {
+  using namespace lvb;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+
+  static std::vector<impl> impls;
+  add_baseline_impls(impls);
+  add_lazyview_impls(impls);
+#ifdef LAZYVIEW_BENCH_HAVE_TORCH
+  add_torch_impls(impls);
+#endif
+#ifdef LAZYVIEW_BENCH_HAVE_EIGEN
+  add_eigen_impls(impls);
+#endif
+#ifdef LAZYVIEW_BENCH_HAVE_XTENSOR
+  add_xtensor_impls(impls);
+#endif
+
+  static const std::vector<workload> wl = all_workloads();
+  for (const workload& w : wl)
+    for (int t : {1, 2})
+      for (const impl& im : impls) {
+        if (!im.supports(w, t)) continue;
+        const std::string name = w.name(t, im.name);
+        auto* b = benchmark::RegisterBenchmark(name.c_str(), [name, &w, t, &im](benchmark::State& st) {
+          run_case(st, name, w, t, im);
+        });
+        b->UseRealTime()->Unit(benchmark::kMicrosecond);
+        if (w.large) b->MinTime(0.05);  // the largest cases: a few iterations per repetition
+      }
+  register_fold_benchmarks();
+
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

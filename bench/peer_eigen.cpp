@@ -1,0 +1,108 @@
+// Eigen 3.4 Tensor (unsupported module), RowMajor so that reshape and shuffle match PyTorch's
+// view and permute. Built only when find_package(Eigen3) succeeds (LAZYVIEW_BENCH_HAVE_EIGEN).
+//   eigen:          in.reshape(V).shuffle(P).reshape(O) assigned to a TensorMap over the output
+//                   (the PyTorch chain, lazily; for plain permutations: in.shuffle(P))
+//   eigen_shuffle:  the FLUX/agents chain as Eigen users write it for speed: a K-D TensorMap over
+//                   the input, shuffle(P), into a K-D TensorMap over the output (no lazy reshape)
+// Two threads: out.device(ThreadPoolDevice) = ...
+#define EIGEN_USE_THREADS
+#include <unsupported/Eigen/CXX11/Tensor>
+
+#include <array>
+#include <memory>
+#include <stdexcept>
+
+#include "common.hpp"
+
+namespace lvb {
+
+namespace {
+
+struct device_holder {
+  Eigen::ThreadPool pool;
+  Eigen::ThreadPoolDevice dev;
+  explicit device_holder(int n) : pool(n), dev(&pool, n) {}
+};
+
+template <int N>
+Eigen::DSizes<Eigen::Index, N> dsizes(const std::vector<index_t>& v) {
+  if (v.size() != static_cast<std::size_t>(N)) throw std::logic_error("rank mismatch in the Eigen dispatch");
+  Eigen::DSizes<Eigen::Index, N> d;
+  for (int i = 0; i < N; ++i) d[i] = static_cast<Eigen::Index>(v[static_cast<std::size_t>(i)]);
+  return d;
+}
+
+template <class T, int A, int K, int O, bool ShuffleOnly>
+runner make(const workload& w, int threads, const void* src, void* dst) {
+  const T* s = static_cast<const T*>(src);
+  T* d = static_cast<T*>(dst);
+  std::array<int, K> perm{};
+  for (int i = 0; i < K; ++i) perm[static_cast<std::size_t>(i)] = w.perm[static_cast<std::size_t>(i)];
+  std::shared_ptr<device_holder> dev;
+  if (threads > 1) dev = std::make_shared<device_holder>(threads);
+
+  if constexpr (ShuffleOnly) {
+    using In = Eigen::TensorMap<Eigen::Tensor<const T, K, Eigen::RowMajor>>;
+    using Out = Eigen::TensorMap<Eigen::Tensor<T, K, Eigen::RowMajor>>;
+    In in(s, dsizes<K>(w.view));
+    Out out(d, dsizes<K>(w.permuted()));
+    return [in, out, perm, dev, d]() mutable -> const void* {
+      if (dev)
+        out.device(dev->dev) = in.shuffle(perm);
+      else
+        out = in.shuffle(perm);
+      return d;
+    };
+  } else {
+    using In = Eigen::TensorMap<Eigen::Tensor<const T, A, Eigen::RowMajor>>;
+    using Out = Eigen::TensorMap<Eigen::Tensor<T, O, Eigen::RowMajor>>;
+    In in(s, dsizes<A>(w.in));
+    Out out(d, dsizes<O>(w.out));
+    const auto vs = dsizes<K>(w.view);
+    const auto os = dsizes<O>(w.out);
+    return [in, out, perm, vs, os, dev, d]() mutable -> const void* {
+      if (dev)
+        out.device(dev->dev) = in.reshape(vs).shuffle(perm).reshape(os);
+      else
+        out = in.reshape(vs).shuffle(perm).reshape(os);
+      return d;
+    };
+  }
+}
+
+template <class T>
+runner make_typed(const workload& w, int threads, const void* src, void* dst, bool shuffle_only) {
+  const std::size_t A = w.in.size(), K = w.view.size(), O = w.out.size();
+  if (w.kind == workload::permute_only || shuffle_only) {
+    switch (K) {
+      case 2: return make<T, 2, 2, 2, true>(w, threads, src, dst);
+      case 3: return make<T, 3, 3, 3, true>(w, threads, src, dst);
+      case 4: return make<T, 4, 4, 4, true>(w, threads, src, dst);
+      case 5: return make<T, 5, 5, 5, true>(w, threads, src, dst);
+      case 6: return make<T, 6, 6, 6, true>(w, threads, src, dst);
+      default: break;
+    }
+  } else {
+    if (A == 4 && K == 6 && O == 3) return make<T, 4, 6, 3, false>(w, threads, src, dst);
+    if (A == 3 && K == 6 && O == 4) return make<T, 3, 6, 4, false>(w, threads, src, dst);
+    if (A == 3 && K == 4 && O == 3) return make<T, 3, 4, 3, false>(w, threads, src, dst);
+  }
+  throw std::runtime_error("no Eigen instantiation for these ranks");
+}
+
+}  // namespace
+
+void add_eigen_impls(std::vector<impl>& v) {
+  v.push_back({"eigen", true, [](const workload&, int) { return true; },
+               [](const workload& w, int t, const void* src, void* dst) {
+                 return w.esize == 4 ? make_typed<float>(w, t, src, dst, false)
+                                     : make_typed<std::uint16_t>(w, t, src, dst, false);
+               }});
+  v.push_back({"eigen_shuffle", true, [](const workload& w, int) { return w.kind == workload::chain; },
+               [](const workload& w, int t, const void* src, void* dst) {
+                 return w.esize == 4 ? make_typed<float>(w, t, src, dst, true)
+                                     : make_typed<std::uint16_t>(w, t, src, dst, true);
+               }});
+}
+
+}  // namespace lvb

@@ -1,0 +1,52 @@
+// LibTorch (Debian libtorch-dev 1.13), ATen only. Built only when its headers and libraries are
+// found at configure time (LAZYVIEW_BENCH_HAVE_TORCH). at::set_num_threads matches the case.
+//   torch_reshape:  y = x.view(V).permute(P).reshape(O)  (a new tensor each call, as in PyTorch;
+//                   for plain permutations: x.permute(P).contiguous())
+//   torch_copy:     out.view(permuted sizes).copy_(x.view(V).permute(P))  into the preallocated buffer
+// bf16 cases use at::kBFloat16 over the same uint16_t storage.
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+
+#include <memory>
+
+#include "common.hpp"
+
+namespace lvb {
+
+namespace {
+
+runner make(const workload& w, int threads, const void* src, void* dst, bool copy) {
+  at::set_num_threads(threads);
+  const auto opts = at::TensorOptions().dtype(w.esize == 4 ? at::kFloat : at::kBFloat16);
+  const at::Tensor x = at::from_blob(const_cast<void*>(src), w.in, opts);
+  const std::vector<int64_t> perm(w.perm.begin(), w.perm.end());
+  const std::vector<int64_t> view = w.view, out = w.out, permuted = w.permuted();
+  const bool perm_only = w.kind == workload::permute_only;
+  if (copy) {
+    at::Tensor y = at::from_blob(dst, permuted, opts);
+    return [x, y, perm, view, perm_only, dst]() mutable -> const void* {
+      if (perm_only)
+        y.copy_(x.permute(perm));
+      else
+        y.copy_(x.view(view).permute(perm));
+      return dst;
+    };
+  }
+  auto hold = std::make_shared<at::Tensor>();
+  return [x, perm, view, out, perm_only, hold]() -> const void* {
+    *hold = at::Tensor();  // as `auto y = ...;` in a loop: the previous result is gone
+    *hold = perm_only ? x.permute(perm).contiguous() : x.view(view).permute(perm).reshape(out);
+    return hold->data_ptr();
+  };
+}
+
+}  // namespace
+
+void add_torch_impls(std::vector<impl>& v) {
+  v.push_back({"torch_reshape", true, [](const workload&, int) { return true; },
+               [](const workload& w, int t, const void* src, void* dst) { return make(w, t, src, dst, false); }});
+  v.push_back({"torch_copy", true, [](const workload&, int) { return true; },
+               [](const workload& w, int t, const void* src, void* dst) { return make(w, t, src, dst, true); }});
+}
+
+}  // namespace lvb

@@ -1,0 +1,94 @@
+// xtensor 0.24 (no TBB/OpenMP: single-threaded, so t1 only). Built only when find_package(xtensor)
+// succeeds (LAZYVIEW_BENCH_HAVE_XTENSOR).
+//   xtensor:            noalias(out) = reshape_view(transpose(reshape_view(in, V), P), O)
+//                       (the PyTorch chain, lazily; for plain permutations: transpose(in, P))
+//   xtensor_transpose:  transpose of a K-D adaptor over the input into a K-D adaptor over the
+//                       output (no lazy reshape)
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xmanipulation.hpp>
+#include <xtensor/xnoalias.hpp>
+#include <xtensor/xstrided_view.hpp>
+
+#include <array>
+#include <stdexcept>
+
+#include "common.hpp"
+
+namespace lvb {
+
+namespace {
+
+template <std::size_t N>
+std::array<std::size_t, N> shp(const std::vector<index_t>& v) {
+  if (v.size() != N) throw std::logic_error("rank mismatch in the xtensor dispatch");
+  std::array<std::size_t, N> a{};
+  for (std::size_t i = 0; i < N; ++i) a[i] = static_cast<std::size_t>(v[i]);
+  return a;
+}
+
+template <class T, std::size_t A, std::size_t K, std::size_t O, bool TransposeOnly>
+runner make(const workload& w, const void* src, void* dst) {
+  const T* s = static_cast<const T*>(src);
+  T* d = static_cast<T*>(dst);
+  const std::size_t n = static_cast<std::size_t>(w.numel());
+  std::array<std::size_t, K> perm{};
+  for (std::size_t i = 0; i < K; ++i) perm[i] = static_cast<std::size_t>(w.perm[i]);
+  if constexpr (TransposeOnly) {
+    const auto vs = shp<K>(w.view);
+    const auto ps = shp<K>(w.permuted());
+    return [=]() -> const void* {
+      auto in = xt::adapt(s, n, xt::no_ownership(), vs);
+      auto out = xt::adapt(d, n, xt::no_ownership(), ps);
+      xt::noalias(out) = xt::transpose(in, perm);
+      return d;
+    };
+  } else {
+    const auto is = shp<A>(w.in);
+    const auto vs = shp<K>(w.view);
+    const auto os = shp<O>(w.out);
+    return [=]() -> const void* {
+      auto in = xt::adapt(s, n, xt::no_ownership(), is);
+      auto out = xt::adapt(d, n, xt::no_ownership(), os);
+      xt::noalias(out) = xt::reshape_view(xt::transpose(xt::reshape_view(in, vs), perm), os);
+      return d;
+    };
+  }
+}
+
+template <class T>
+runner make_typed(const workload& w, const void* src, void* dst, bool transpose_only) {
+  const std::size_t A = w.in.size(), K = w.view.size(), O = w.out.size();
+  if (w.kind == workload::permute_only || transpose_only) {
+    switch (K) {
+      case 2: return make<T, 2, 2, 2, true>(w, src, dst);
+      case 3: return make<T, 3, 3, 3, true>(w, src, dst);
+      case 4: return make<T, 4, 4, 4, true>(w, src, dst);
+      case 5: return make<T, 5, 5, 5, true>(w, src, dst);
+      case 6: return make<T, 6, 6, 6, true>(w, src, dst);
+      default: break;
+    }
+  } else {
+    if (A == 4 && K == 6 && O == 3) return make<T, 4, 6, 3, false>(w, src, dst);
+    if (A == 3 && K == 6 && O == 4) return make<T, 3, 6, 4, false>(w, src, dst);
+    if (A == 3 && K == 4 && O == 3) return make<T, 3, 4, 3, false>(w, src, dst);
+  }
+  throw std::runtime_error("no xtensor instantiation for these ranks");
+}
+
+}  // namespace
+
+void add_xtensor_impls(std::vector<impl>& v) {
+  v.push_back({"xtensor", true, [](const workload&, int t) { return t == 1; },
+               [](const workload& w, int, const void* src, void* dst) {
+                 return w.esize == 4 ? make_typed<float>(w, src, dst, false)
+                                     : make_typed<std::uint16_t>(w, src, dst, false);
+               }});
+  v.push_back({"xtensor_transpose", true,
+               [](const workload& w, int t) { return t == 1 && w.kind == workload::chain; },
+               [](const workload& w, int, const void* src, void* dst) {
+                 return w.esize == 4 ? make_typed<float>(w, src, dst, true)
+                                     : make_typed<std::uint16_t>(w, src, dst, true);
+               }});
+}
+
+}  // namespace lvb
