@@ -42,7 +42,10 @@ void execute(const fold_state<L1>& sf_view, const T* src, const fold_state<L2>& 
     parallel_for(ep.work_units(), use,
                  [&](index_t a, index_t b) { run_engine(ep, s, d, a, b, offA.data(), offB.data()); });
   } else
-    parallel_for(total, use, [&](index_t a, index_t b) { run_general(p, sf, src, dst, a, b); });
+    parallel_for(total, use, [&](index_t a, index_t b) {
+      run_general(p, sf.lv, sf.nlev - 1, reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst),
+                  sizeof(T), a, b);
+    });
 }
 
 /// The element offsets [lo, hi] a fold can touch (from its memory-level modes).

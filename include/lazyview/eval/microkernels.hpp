@@ -6,8 +6,11 @@
 // are given as pointers, so either side's rows may come from any mix of dims.
 #include <cstring>
 
-#if defined(__SSE2__) || defined(_M_X64)
+#if defined(__AVX2__)
 #include <immintrin.h>
+#define LAZYVIEW_HAVE_SSE2 1
+#elif defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>  // SSE2 only: far cheaper to parse than <immintrin.h>
 #define LAZYVIEW_HAVE_SSE2 1
 #endif
 

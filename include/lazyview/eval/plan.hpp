@@ -82,29 +82,29 @@ struct mode_cursor {
 /// @pre neither is empty; both physical (materialize()); src.sizes == dst.sizes; dst.view.
 /// Example: src (4,3):(1,4) reshaped (2,6) [physical [(2,6)->(3,4):(1,3)]], dst (2,6):(6,1)
 ///          -> one segment loop of 12 (src div/mod over (3,4):(1,3), dst over (12):(1)).
-template <int L1, int L2>
-constexpr copy_plan make_plan(const fold_state<L1>& src, const fold_state<L2>& dst) {
+/// The plan from the source's top level (`stacked`: it addresses lower levels, not memory) and
+/// the destination's flat layout. Not a template, so each TU compiles it once.
+inline copy_plan make_plan(const level& sl, bool stacked, const shape_vec& dsizes, const shape_vec& dstrides,
+                           ival dst_offset) {
   copy_plan p;
-  p.numel = src.numel().v;
-  const level& sl = src.top();
-  const level& dl = dst.top();
+  p.numel = dsizes.product().v;
   p.src_offset = sl.offset.v;
-  p.dst_offset = dl.offset.v;
-  p.mapped = src.nlev > 1;
+  p.dst_offset = dst_offset.v;
+  p.mapped = stacked;
+  const int rank = dsizes.n;
   // Destination dims in the source's internal order, as modes.
   index_t dm[max_rank]{}, dst_[max_rank]{};
-  for (int i = 0; i < src.rank(); ++i) {
+  for (int i = 0; i < rank; ++i) {
     const int k = sl.internal(i);
-    dm[k] = dst.sizes[i].v;
-    dst_[k] = dst.strides[i].v;
+    dm[k] = dsizes[i].v;
+    dst_[k] = dstrides[i].v;
   }
-  (void)dl;
   index_t sm[max_modes]{}, sst[max_modes]{};
   for (int j = 0; j < sl.msize.n; ++j) {
     sm[j] = sl.msize[j].v;
     sst[j] = sl.mstride[j].v;
   }
-  detail::mode_cursor a{sm, sst, sl.msize.n - 1}, b{dm, dst_, src.rank() - 1};
+  detail::mode_cursor a{sm, sst, sl.msize.n - 1}, b{dm, dst_, rank - 1};
   loop_dim rev[max_loops];
   int nl = 0;
   bool ha = a.next(), hb = b.next();
@@ -189,6 +189,12 @@ constexpr copy_plan make_plan(const fold_state<L1>& src, const fold_state<L2>& d
     p.nloops = w;
   }
   return p;
+}
+
+/// The plan for copying `src` (any fold) into `dst` (a view of equal sizes).
+template <int L1, int L2>
+copy_plan make_plan(const fold_state<L1>& src, const fold_state<L2>& dst) {
+  return make_plan(src.top(), src.nlev > 1, dst.sizes, dst.strides, dst.phys ? dst.lv[0].offset : dst.offset);
 }
 
 }  // namespace lazyview

@@ -2,8 +2,7 @@
 // Layout notation: (2,3):(3,1); `_` marks static values ((_2,_3):(_3,_1)); a hierarchical dim
 // nests ((4,3):(12,2)); a segment of dims evaluated with div/mod prints as
 // [(2,6) -> (3,4):(1,3)]; stacked levels are joined by ∘, the upper level first.
-#include <ostream>
-#include <sstream>
+#include <iosfwd>
 #include <string>
 
 #include "../eval/plan.hpp"
