@@ -12,8 +12,9 @@ namespace lazyview {
 
 namespace detail {
 
+/// The chain an argument stands for: a tensor's ref() (mutable for a mutable tensor), else itself.
 template <class E>
-decltype(auto) chain_of(const E& e) {
+decltype(auto) chain_of(E& e) {
   if constexpr (requires { e.ref(); })
     return e.ref();
   else
@@ -31,7 +32,8 @@ void execute(const fold_state<L1>& sf_view, const T* src, const fold_state<L2>& 
   // Small copies stay on the calling thread: a thread start costs more than 64 KiB of copying.
   const unsigned use = p.numel * static_cast<index_t>(sizeof(T)) < (index_t{1} << 16) ? 1u : n;
   if (p.plain()) {
-    const engine_plan ep = make_engine_plan(p, static_cast<index_t>(sizeof(T)));
+    engine_plan ep = make_engine_plan(p, static_cast<index_t>(sizeof(T)));
+    use_streaming_stores(ep, dst, p.numel * static_cast<index_t>(sizeof(T)));
     std::vector<index_t> offA, offB;
     if (ep.kind == engine_plan::transpose) {
       kernels::group_offsets(ep.ga, ep.na, true, offA);
@@ -84,7 +86,7 @@ bool overlaps(const fold_state<L1>& sf, const T* src, const fold_state<L2>& df, 
 /// @pre sizes equal (else shape_error); dst is a view of its memory (else shape_error).
 /// Example: copy(x.view(B,C,H/2,2,W/2,2).permute(0,2,4,1,3,5), out.view(B,H/2,W/2,C,2,2)).
 template <class Src, class Dst>
-void copy(const Src& src_expr, const Dst& dst_expr, threads th = {}) {
+void copy(const Src& src_expr, Dst&& dst_expr, threads th = {}) {
   const auto& src = detail::chain_of(src_expr);
   const auto& dst = detail::chain_of(dst_expr);
   using S = std::remove_cvref_t<decltype(src)>;

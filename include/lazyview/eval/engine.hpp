@@ -9,6 +9,7 @@
 //      combine dims with unrelated strides on its other side.
 //   3. Otherwise one strided inner loop of wide elements.
 // Outer loops are split over threads in balanced chunks.
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -32,8 +33,10 @@ struct engine_plan {
   int na = 0, nb = 0;
   byte_loop ga[max_loops], gb[max_loops];  ///< transpose groups, innermost member first
   index_t nA = 1, nB = 1;
-  byte_loop inner;         ///< kind strided
+  byte_loop inner;         ///< kind strided: innermost loop
+  byte_loop inner2;        ///< kind strided: the loop around it (n = 1 if none)
   index_t src_off = 0, dst_off = 0;
+  bool nt = false;         ///< streaming stores (set by use_streaming_stores)
   index_t blocks_a = 1;    ///< kind transpose: blocks of group A (a thread work unit)
 
   index_t outer_count() const {
@@ -83,6 +86,13 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
     --n;
     if (is_pow2_upto64(R)) {
       E = R;
+    } else if (R <= 256) {
+      // A short run of odd length (the agents chain: 6 floats) stays a loop of the widest
+      // power-of-two element that divides it, so it is moved by plain loads and stores.
+      index_t W = 64;
+      while (R % W) W /= 2;
+      l[n++] = {R / W, W, W};
+      E = W;
     } else {
       e.kind = engine_plan::run;
       e.run_bytes = R;
@@ -147,7 +157,28 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
   e.inner = l[in];
   for (int k = 0; k < n; ++k)
     if (k != in) e.outer[e.nouter++] = l[k];
+  if (e.nouter > 0) e.inner2 = e.outer[--e.nouter];
   return e;
+}
+
+/// Streaming stores pay once the destination outgrows the caches; they need 32-byte aligned
+/// rows, which the plan's strides and the destination pointer decide.
+inline constexpr index_t streaming_threshold = index_t{16} << 20;
+
+inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes) {
+  if (!kernels::have_nt || dst_bytes < streaming_threshold) return;
+  const auto base = reinterpret_cast<std::uintptr_t>(dst) + static_cast<std::uintptr_t>(e.dst_off);
+  if (base % 32) return;
+  for (int k = 0; k < e.nouter; ++k)
+    if (e.outer[k].ds % 32) return;
+  if (e.kind == engine_plan::run) {
+    e.nt = e.run_bytes >= 256;
+  } else if (e.kind == engine_plan::transpose) {
+    if (e.elem * kernels::tile_of(e.elem) != 32) return;
+    for (int k = 0; k < e.nb; ++k)
+      if (e.gb[k].ds % 32) return;
+    e.nt = true;
+  }
 }
 
 namespace kernels {
@@ -165,7 +196,7 @@ inline void group_offsets(const byte_loop* g, int ng, bool src_side, std::vector
   }
 }
 
-template <int E>
+template <int E, bool NT>
 void transpose_block(const engine_plan& p, const char* s, char* d, const index_t* offA, const index_t* offB,
                      index_t a_begin, index_t a_end) {
   constexpr int T = micro<E>::T;
@@ -180,7 +211,7 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
         srows[i] = s + offA[a + i] + b * E;
         drows[i] = d + (a)*E + offB[b + i];
       }
-      micro<E>::run(srows, drows);
+      micro<E>::template run<NT>(srows, drows);
     }
     for (; a < a_end; ++a)
       for (int j = 0; j < T; ++j) copy_elem<E>(s + offA[a] + (b + j) * E, d + a * E + offB[b + j]);
@@ -190,8 +221,9 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
 }
 
 template <int E>
-void strided_loop(const char* s, char* d, index_t n, index_t ss, index_t ds) {
-  for (index_t i = 0; i < n; ++i) copy_elem<E>(s + i * ss, d + i * ds);
+void strided_loop(const char* s, char* d, const byte_loop& in, const byte_loop& in2) {
+  for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds)
+    for (index_t i = 0; i < in.n; ++i) copy_elem<E>(s + i * in.ss, d + i * in.ds);
 }
 
 }  // namespace kernels
@@ -216,21 +248,26 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
     // one outer iteration (or part of it)
     switch (p.kind) {
       case engine_plan::run:
-        std::memcpy(d, s, static_cast<std::size_t>(p.run_bytes));
+        if (p.nt)
+          kernels::copy_nt(s, d, p.run_bytes);
+        else
+          std::memcpy(d, s, static_cast<std::size_t>(p.run_bytes));
         ++u;
         break;
       case engine_plan::strided:
         switch (p.elem) {
-          case 1: kernels::strided_loop<1>(s, d, p.inner.n, p.inner.ss, p.inner.ds); break;
-          case 2: kernels::strided_loop<2>(s, d, p.inner.n, p.inner.ss, p.inner.ds); break;
-          case 4: kernels::strided_loop<4>(s, d, p.inner.n, p.inner.ss, p.inner.ds); break;
-          case 8: kernels::strided_loop<8>(s, d, p.inner.n, p.inner.ss, p.inner.ds); break;
-          case 16: kernels::strided_loop<16>(s, d, p.inner.n, p.inner.ss, p.inner.ds); break;
-          case 32: kernels::strided_loop<32>(s, d, p.inner.n, p.inner.ss, p.inner.ds); break;
-          case 64: kernels::strided_loop<64>(s, d, p.inner.n, p.inner.ss, p.inner.ds); break;
+          case 1: kernels::strided_loop<1>(s, d, p.inner, p.inner2); break;
+          case 2: kernels::strided_loop<2>(s, d, p.inner, p.inner2); break;
+          case 4: kernels::strided_loop<4>(s, d, p.inner, p.inner2); break;
+          case 8: kernels::strided_loop<8>(s, d, p.inner, p.inner2); break;
+          case 16: kernels::strided_loop<16>(s, d, p.inner, p.inner2); break;
+          case 32: kernels::strided_loop<32>(s, d, p.inner, p.inner2); break;
+          case 64: kernels::strided_loop<64>(s, d, p.inner, p.inner2); break;
           default:
-            for (index_t i = 0; i < p.inner.n; ++i)
-              std::memcpy(d + i * p.inner.ds, s + i * p.inner.ss, static_cast<std::size_t>(p.elem));
+            for (index_t j = 0; j < p.inner2.n; ++j)
+              for (index_t i = 0; i < p.inner.n; ++i)
+                std::memcpy(d + j * p.inner2.ds + i * p.inner.ds, s + j * p.inner2.ss + i * p.inner.ss,
+                            static_cast<std::size_t>(p.elem));
         }
         ++u;
         break;
@@ -239,14 +276,21 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
         const index_t blk_last = std::min(units_per_outer, blk_first + (last - u));
         const index_t a_begin = blk_first * transpose_block_a;
         const index_t a_end = std::min(p.nA, blk_last * transpose_block_a);
-        switch (p.elem) {
-          case 1: kernels::transpose_block<1>(p, s, d, offA, offB, a_begin, a_end); break;
-          case 2: kernels::transpose_block<2>(p, s, d, offA, offB, a_begin, a_end); break;
-          case 4: kernels::transpose_block<4>(p, s, d, offA, offB, a_begin, a_end); break;
-          case 8: kernels::transpose_block<8>(p, s, d, offA, offB, a_begin, a_end); break;
-          case 16: kernels::transpose_block<16>(p, s, d, offA, offB, a_begin, a_end); break;
-          case 32: kernels::transpose_block<32>(p, s, d, offA, offB, a_begin, a_end); break;
-          case 64: kernels::transpose_block<64>(p, s, d, offA, offB, a_begin, a_end); break;
+        if (p.nt) {
+          switch (p.elem) {
+            case 4: kernels::transpose_block<4, true>(p, s, d, offA, offB, a_begin, a_end); break;
+            case 8: kernels::transpose_block<8, true>(p, s, d, offA, offB, a_begin, a_end); break;
+          }
+        } else {
+          switch (p.elem) {
+            case 1: kernels::transpose_block<1, false>(p, s, d, offA, offB, a_begin, a_end); break;
+            case 2: kernels::transpose_block<2, false>(p, s, d, offA, offB, a_begin, a_end); break;
+            case 4: kernels::transpose_block<4, false>(p, s, d, offA, offB, a_begin, a_end); break;
+            case 8: kernels::transpose_block<8, false>(p, s, d, offA, offB, a_begin, a_end); break;
+            case 16: kernels::transpose_block<16, false>(p, s, d, offA, offB, a_begin, a_end); break;
+            case 32: kernels::transpose_block<32, false>(p, s, d, offA, offB, a_begin, a_end); break;
+            case 64: kernels::transpose_block<64, false>(p, s, d, offA, offB, a_begin, a_end); break;
+          }
         }
         u += blk_last - blk_first;
         if (blk_last < units_per_outer) continue;  // the range ended inside this outer iteration
@@ -262,6 +306,7 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
       idx[k] = 0;
     }
   }
+  if (p.nt) kernels::store_fence();
 }
 
 }  // namespace lazyview

@@ -6,6 +6,8 @@
 // are given as pointers, so either side's rows may come from any mix of dims.
 #include <cstring>
 
+#include "../config.hpp"
+
 #if defined(__AVX2__)
 #include <immintrin.h>
 #define LAZYVIEW_HAVE_SSE2 1
@@ -26,6 +28,8 @@ inline void copy_elem(const char* s, char* d) {
 template <int E>
 struct micro {
   static constexpr int T = 1;
+  static constexpr bool has_nt = false;
+  template <bool NT = false>
   static void run(const char* const* s, char* const* d) { copy_elem<E>(s[0], d[0]); }
 };
 
@@ -34,6 +38,8 @@ struct micro {
 template <>
 struct micro<2> {
   static constexpr int T = 8;
+  static constexpr bool has_nt = false;
+  template <bool NT = false>
   static void run(const char* const* s, char* const* d) {
     const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[0]));
     const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[1]));
@@ -64,9 +70,39 @@ struct micro<2> {
 
 #if defined(__AVX2__)
 
+/// A 32-byte store; streaming (non-temporal) when NT, which needs a 32-byte aligned address.
+template <bool NT>
+inline void store(char* d, __m256 v) {
+  if constexpr (NT)
+    _mm256_stream_ps(reinterpret_cast<float*>(d), v);
+  else
+    _mm256_storeu_ps(reinterpret_cast<float*>(d), v);
+}
+
+/// Copies n bytes with streaming stores. @pre d is 32-byte aligned.
+inline void copy_nt(const char* s, char* d, index_t n) {
+  index_t i = 0;
+  for (; i + 128 <= n; i += 128) {
+    const __m256 a = _mm256_loadu_ps(reinterpret_cast<const float*>(s + i));
+    const __m256 b = _mm256_loadu_ps(reinterpret_cast<const float*>(s + i + 32));
+    const __m256 c = _mm256_loadu_ps(reinterpret_cast<const float*>(s + i + 64));
+    const __m256 e = _mm256_loadu_ps(reinterpret_cast<const float*>(s + i + 96));
+    _mm256_stream_ps(reinterpret_cast<float*>(d + i), a);
+    _mm256_stream_ps(reinterpret_cast<float*>(d + i + 32), b);
+    _mm256_stream_ps(reinterpret_cast<float*>(d + i + 64), c);
+    _mm256_stream_ps(reinterpret_cast<float*>(d + i + 96), e);
+  }
+  for (; i + 32 <= n; i += 32) _mm256_stream_ps(reinterpret_cast<float*>(d + i), _mm256_loadu_ps(reinterpret_cast<const float*>(s + i)));
+  if (i < n) std::memcpy(d + i, s + i, static_cast<std::size_t>(n - i));
+}
+inline void store_fence() { _mm_sfence(); }
+inline constexpr bool have_nt = true;
+
 template <>
 struct micro<4> {
   static constexpr int T = 8;
+  static constexpr bool has_nt = true;
+  template <bool NT = false>
   static void run(const char* const* s, char* const* d) {
     __m256 r[8];
     for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(reinterpret_cast<const float*>(s[i]));
@@ -78,20 +114,22 @@ struct micro<4> {
     const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
     const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
     const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    _mm256_storeu_ps(reinterpret_cast<float*>(d[0]), _mm256_permute2f128_ps(u0, u4, 0x20));
-    _mm256_storeu_ps(reinterpret_cast<float*>(d[1]), _mm256_permute2f128_ps(u1, u5, 0x20));
-    _mm256_storeu_ps(reinterpret_cast<float*>(d[2]), _mm256_permute2f128_ps(u2, u6, 0x20));
-    _mm256_storeu_ps(reinterpret_cast<float*>(d[3]), _mm256_permute2f128_ps(u3, u7, 0x20));
-    _mm256_storeu_ps(reinterpret_cast<float*>(d[4]), _mm256_permute2f128_ps(u0, u4, 0x31));
-    _mm256_storeu_ps(reinterpret_cast<float*>(d[5]), _mm256_permute2f128_ps(u1, u5, 0x31));
-    _mm256_storeu_ps(reinterpret_cast<float*>(d[6]), _mm256_permute2f128_ps(u2, u6, 0x31));
-    _mm256_storeu_ps(reinterpret_cast<float*>(d[7]), _mm256_permute2f128_ps(u3, u7, 0x31));
+    store<NT>(d[0], _mm256_permute2f128_ps(u0, u4, 0x20));
+    store<NT>(d[1], _mm256_permute2f128_ps(u1, u5, 0x20));
+    store<NT>(d[2], _mm256_permute2f128_ps(u2, u6, 0x20));
+    store<NT>(d[3], _mm256_permute2f128_ps(u3, u7, 0x20));
+    store<NT>(d[4], _mm256_permute2f128_ps(u0, u4, 0x31));
+    store<NT>(d[5], _mm256_permute2f128_ps(u1, u5, 0x31));
+    store<NT>(d[6], _mm256_permute2f128_ps(u2, u6, 0x31));
+    store<NT>(d[7], _mm256_permute2f128_ps(u3, u7, 0x31));
   }
 };
 
 template <>
 struct micro<8> {
   static constexpr int T = 4;
+  static constexpr bool has_nt = true;
+  template <bool NT = false>
   static void run(const char* const* s, char* const* d) {
     const __m256d r0 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[0]));
     const __m256d r1 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[1]));
@@ -99,10 +137,10 @@ struct micro<8> {
     const __m256d r3 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[3]));
     const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
     const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-    _mm256_storeu_pd(reinterpret_cast<double*>(d[0]), _mm256_permute2f128_pd(t0, t2, 0x20));
-    _mm256_storeu_pd(reinterpret_cast<double*>(d[1]), _mm256_permute2f128_pd(t1, t3, 0x20));
-    _mm256_storeu_pd(reinterpret_cast<double*>(d[2]), _mm256_permute2f128_pd(t0, t2, 0x31));
-    _mm256_storeu_pd(reinterpret_cast<double*>(d[3]), _mm256_permute2f128_pd(t1, t3, 0x31));
+    store<NT>(d[0], _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x20)));
+    store<NT>(d[1], _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x20)));
+    store<NT>(d[2], _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x31)));
+    store<NT>(d[3], _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31)));
   }
 };
 
@@ -111,6 +149,8 @@ struct micro<8> {
 template <>
 struct micro<4> {
   static constexpr int T = 4;
+  static constexpr bool has_nt = false;
+  template <bool NT = false>
   static void run(const char* const* s, char* const* d) {
     __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(s[0]));
     __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(s[1]));
@@ -127,6 +167,8 @@ struct micro<4> {
 template <>
 struct micro<8> {
   static constexpr int T = 2;
+  static constexpr bool has_nt = false;
+  template <bool NT = false>
   static void run(const char* const* s, char* const* d) {
     const __m128d r0 = _mm_loadu_pd(reinterpret_cast<const double*>(s[0]));
     const __m128d r1 = _mm_loadu_pd(reinterpret_cast<const double*>(s[1]));
@@ -137,5 +179,11 @@ struct micro<8> {
 
 #endif  // __AVX2__
 #endif  // SSE2
+
+#if !defined(__AVX2__)
+inline void copy_nt(const char* s, char* d, index_t n) { std::memcpy(d, s, static_cast<std::size_t>(n)); }
+inline void store_fence() {}
+inline constexpr bool have_nt = false;
+#endif
 
 }  // namespace lazyview::kernels
