@@ -49,12 +49,19 @@ struct tensor_ref : expr_ops<tensor_ref<T, X>> {
     if constexpr (is_static) {
       fold_static_leaf_into(s);
     } else {
-      shape_vec sz{}, st{};
+      if (std::is_constant_evaluated()) s.sizes = s.strides = shape_vec{};
+      s.sizes.n = s.strides.n = rank;
+      bool empty = false;
       for (int i = 0; i < rank; ++i) {
-        sz.push_back(dv(ext.sizes[i]));
-        st.push_back(dv(ext.strides[i]));
+        s.sizes[i] = dv(ext.sizes[i]);
+        s.strides[i] = dv(ext.strides[i]);
+        empty = empty || ext.sizes[i] == 0;
       }
-      fold_leaf(s, sz, st);
+      s.offset = sv(0);
+      s.view = true;
+      s.phys = false;
+      s.nlev = 1;
+      s.empty = empty;
     }
   }
   template <int L>

@@ -38,7 +38,8 @@ inline constexpr int tuple_size_v<hana::basic_tuple<A...>> = sizeof...(A);
 template <class Tup>
 constexpr shape_vec args_of(const Tup& t) {
   return hana::unpack(t, [](const auto&... x) {
-    shape_vec v{};
+    shape_vec v;  // zeroed only where a constant expression needs every value initialised
+    if (std::is_constant_evaluated()) v = shape_vec{};
     (v.push_back(to_ival(x)), ...);
     return v;
   });

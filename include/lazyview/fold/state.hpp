@@ -230,13 +230,15 @@ constexpr void fold_unsqueeze(fold_state<L>& s, int i) {
 template <int L>
 constexpr void fold_permute(fold_state<L>& s, const int* p) {
   const int r = s.sizes.n;
-  shape_vec ns = s.sizes, nt = s.strides;
+  ival ns[max_rank], nt[max_rank];
   for (int i = 0; i < r; ++i) {
     ns[i] = s.sizes[p[i]];
     nt[i] = s.strides[p[i]];
   }
-  s.sizes = ns;
-  s.strides = nt;
+  for (int i = 0; i < r; ++i) {
+    s.sizes[i] = ns[i];
+    s.strides[i] = nt[i];
+  }
   if (s.empty || !s.phys) return;
   level& l = s.top();
   signed char np[max_rank]{};
