@@ -26,19 +26,16 @@ struct loop_dim {
 struct segment {
   int ns = 0, nd = 0;
   index_t sm[max_modes]{}, sst[max_modes]{}, dm[max_modes]{}, dst[max_modes]{};
-  constexpr index_t src_offset(index_t g) const {
+  constexpr index_t src_offset(index_t g) const { return digits_dot(g, sm, sst, ns); }
+  constexpr index_t dst_offset(index_t g) const { return digits_dot(g, dm, dst, nd); }
+
+ private:
+  /// sum of the row-major digits of g over sizes m, times strides st.
+  static constexpr index_t digits_dot(index_t g, const index_t* m, const index_t* st, int n) {
     index_t off = 0;
-    for (int m = ns - 1; m >= 0; --m) {
-      off += (g % sm[m]) * sst[m];
-      g /= sm[m];
-    }
-    return off;
-  }
-  constexpr index_t dst_offset(index_t g) const {
-    index_t off = 0;
-    for (int m = nd - 1; m >= 0; --m) {
-      off += (g % dm[m]) * dst[m];
-      g /= dm[m];
+    for (int k = n - 1; k >= 0; --k) {
+      off += (g % m[k]) * st[k];
+      g /= m[k];
     }
     return off;
   }

@@ -134,6 +134,23 @@ constexpr void erase_internal(level& l, int i) {
     if (l.bound[b] >= 0) l.bound[b] = static_cast<signed char>(l.bound[b] - (m1 - m0));
 }
 
+/// Gives clean internal dim k (at most one mode) size n and, if it keeps a mode, stride st; a
+/// dim shrunk to size 1 loses its mode. Example: (4,6):(6,1), k=1 -> n=2, st=2: (4,2):(6,2).
+constexpr void resize_flat_dim(level& l, int k, ival n, ival st) {
+  l.isz[k] = n;
+  if (l.modes_of(k) != 1) return;  // a unit dim has no mode and stays without one
+  const int m = l.bound[k];
+  if (n.v == 1) {
+    l.msize.erase(m);
+    l.mstride.erase(m);
+    for (int b = k + 1; b <= l.isz.n; ++b)
+      if (l.bound[b] >= 0) --l.bound[b];
+  } else {
+    l.msize[m] = n;
+    l.mstride[m] = st;
+  }
+}
+
 /// Appends an internal dim at the inner end that becomes the last logical dim.
 constexpr void append_internal(level& l, ival size, ival stride) {
   const int r = l.isz.n;
@@ -282,19 +299,7 @@ constexpr void fold_slice(fold_state<L>& s, int i, ival start_, ival end_, ival 
   const bool has_mode = l.modes_of(k) == 1;
   const ival st = has_mode ? l.mstride[l.bound[k]] : sv(0);
   l.offset = l.offset + ival{start, known} * st;
-  l.isz[k] = len;
-  if (has_mode) {
-    const int m = l.bound[k];
-    if (len.v == 1) {
-      l.msize.erase(m);
-      l.mstride.erase(m);
-      for (int b = k + 1; b <= l.isz.n; ++b)
-        if (l.bound[b] >= 0) --l.bound[b];
-    } else {
-      l.msize[m] = len;
-      l.mstride[m] = st * step;
-    }
-  }
+  detail::resize_flat_dim(l, k, len, st * step);
 }
 
 /// select(d, i) with a wrapped dim and index: drops the dim, offset += i * stride.
@@ -414,19 +419,7 @@ constexpr void fold_unfold(fold_state<L>& s, int i, ival size, ival step) {
   level& l = s.top();
   const bool has_mode = l.modes_of(k) == 1;
   const ival pst = has_mode ? l.mstride[l.bound[k]] : sv(0);
-  l.isz[k] = windows;
-  if (has_mode) {
-    const int m = l.bound[k];
-    if (windows.v == 1) {
-      l.msize.erase(m);
-      l.mstride.erase(m);
-      for (int b = k + 1; b <= l.isz.n; ++b)
-        if (l.bound[b] >= 0) --l.bound[b];
-    } else {
-      l.msize[m] = windows;
-      l.mstride[m] = pst * step;
-    }
-  }
+  detail::resize_flat_dim(l, k, windows, pst * step);
   detail::append_internal(l, size, pst);
 }
 
