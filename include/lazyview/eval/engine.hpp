@@ -163,7 +163,10 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
 
 /// Streaming stores pay once the destination outgrows the caches; they need 32-byte aligned
 /// rows, which the plan's strides and the destination pointer decide.
-inline constexpr index_t streaming_threshold = index_t{16} << 20;
+#ifndef LAZYVIEW_STREAMING_THRESHOLD
+#define LAZYVIEW_STREAMING_THRESHOLD (index_t{16} << 20)
+#endif
+inline constexpr index_t streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
 
 inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes) {
   if (!kernels::have_nt || dst_bytes < streaming_threshold) return;
@@ -174,7 +177,9 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
   if (e.kind == engine_plan::run) {
     e.nt = e.run_bytes >= 256;
   } else if (e.kind == engine_plan::transpose) {
-    if (e.elem * kernels::tile_of(e.elem) != 32) return;
+    // Only 4-row tiles of 8-byte elements: 8-row tiles (4-byte elements) leave eight half-written
+    // lines in flight, more than the write-combining buffers hold, and measured 2x slower.
+    if (e.elem != 8 || kernels::tile_of(e.elem) != 4) return;
     for (int k = 0; k < e.nb; ++k)
       if (e.gb[k].ds % 32) return;
     e.nt = true;
