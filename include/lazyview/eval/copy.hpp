@@ -21,12 +21,9 @@ decltype(auto) chain_of(E& e) {
     return (e);
 }
 
-template <class T, int L1, int L2>
-void execute(const fold_state<L1>& sf_view, const T* src, const fold_state<L2>& df_view, T* dst, threads th) {
-  if (sf_view.empty || df_view.empty || sf_view.numel().v == 0) return;
-  const fold_state<L1> sf = physical(sf_view);
-  const fold_state<L2> df = physical(df_view);
-  const copy_plan p = make_plan(sf, df);
+/// Runs a plan (sf: the source's physical fold, for the levels below a stacked plan).
+template <class T, int L1>
+void run_plan(const copy_plan& p, const fold_state<L1>& sf, const T* src, T* dst, threads th) {
   const index_t total = outer_count(p);
   const unsigned n = resolve_threads(th);
   // Small copies stay on the calling thread: a thread start costs more than 64 KiB of copying.
@@ -49,6 +46,24 @@ void execute(const fold_state<L1>& sf_view, const T* src, const fold_state<L2>& 
                   sizeof(T), a, b);
     });
 }
+
+template <class T, int L1, int L2>
+void execute(const fold_state<L1>& sf_view, const T* src, const fold_state<L2>& df_view, T* dst, threads th) {
+  if (sf_view.empty || df_view.empty || sf_view.numel().v == 0) return;
+  const fold_state<L1> sf = physical(sf_view);
+  run_plan(make_plan(sf, physical(df_view)), sf, src, dst, th);
+}
+
+/// The fold of E with its physical levels, and the plan that writes it row-major: for a static
+/// chain both are constants, so contiguous() starts copying without planning.
+template <class E>
+inline constexpr auto static_physical_v = physical(static_fold_v<E>);
+template <class E>
+inline constexpr copy_plan static_contiguous_plan_v = [] {
+  fold_state<1> d{};
+  fold_leaf(d, static_fold_v<E>.sizes, contiguous_strides(static_fold_v<E>.sizes));
+  return make_plan(static_physical_v<E>, physical(d));
+}();
 
 /// The element offsets [lo, hi] a fold can touch (from its memory-level modes).
 template <int L>
@@ -128,8 +143,12 @@ tensor<std::remove_const_t<typename E::value_type>, E::rank> evaluate_contiguous
   std::array<index_t, E::rank> sizes{};
   for (int i = 0; i < E::rank; ++i) sizes[static_cast<std::size_t>(i)] = sf.sizes[i].v;
   tensor<T, E::rank> out(sizes, typename tensor<T, E::rank>::uninitialized{});
-  auto dst = out.ref();
-  detail::execute(sf, e.base(), fold(dst), out.data(), threads{1});
+  if constexpr (E::is_static) {
+    if (!sf.empty) detail::run_plan(detail::static_contiguous_plan_v<E>, detail::static_physical_v<E>, e.base(), out.data(), threads{1});
+  } else {
+    auto dst = out.ref();
+    detail::execute(sf, e.base(), fold(dst), out.data(), threads{1});
+  }
   return out;
 }
 

@@ -8,7 +8,6 @@
 // the other divides gives a common refinement; a place where neither divides (a new dim cutting
 // inside an old one) becomes a segment whose offsets are computed with div/mod, for that loop
 // dim only.
-#include <algorithm>
 
 #include "../fold/fold.hpp"
 
@@ -81,9 +80,9 @@ struct mode_cursor {
 ///          -> one segment loop of 12 (src div/mod over (3,4):(1,3), dst over (12):(1)).
 /// The plan from the source's top level (`stacked`: it addresses lower levels, not memory) and
 /// the destination's flat layout. Not a template, so each TU compiles it once.
-inline copy_plan make_plan(const level& sl, bool stacked, const shape_vec& dsizes, const shape_vec& dstrides,
-                           ival dst_offset) {
-  copy_plan p;
+constexpr copy_plan make_plan(const level& sl, bool stacked, const shape_vec& dsizes, const shape_vec& dstrides,
+                              ival dst_offset) {
+  copy_plan p{};
   p.numel = dsizes.product().v;
   p.src_offset = sl.offset.v;
   p.dst_offset = dst_offset.v;
@@ -165,10 +164,13 @@ inline copy_plan make_plan(const level& sl, bool stacked, const shape_vec& dsize
   // Loop order: destination-sequential (outer loops by decreasing |destination stride|), which
   // keeps the unit-stride run of the destination innermost.
   if (p.nseg == 0) {
-    std::stable_sort(p.loops, p.loops + p.nloops, [](const loop_dim& x, const loop_dim& y) {
-      const index_t ax = x.ds < 0 ? -x.ds : x.ds, ay = y.ds < 0 ? -y.ds : y.ds;
-      return ax > ay;
-    });
+    for (int i = 1; i < p.nloops; ++i) {  // stable insertion sort (constexpr, and n is tiny)
+      const loop_dim x = p.loops[i];
+      const index_t ax = x.ds < 0 ? -x.ds : x.ds;
+      int j = i - 1;
+      for (; j >= 0 && (p.loops[j].ds < 0 ? -p.loops[j].ds : p.loops[j].ds) < ax; --j) p.loops[j + 1] = p.loops[j];
+      p.loops[j + 1] = x;
+    }
     int w = 0;
     for (int i = 0; i < p.nloops; ++i) {
       if (w > 0) {
@@ -190,7 +192,7 @@ inline copy_plan make_plan(const level& sl, bool stacked, const shape_vec& dsize
 
 /// The plan for copying `src` (any fold) into `dst` (a view of equal sizes).
 template <int L1, int L2>
-copy_plan make_plan(const fold_state<L1>& src, const fold_state<L2>& dst) {
+constexpr copy_plan make_plan(const fold_state<L1>& src, const fold_state<L2>& dst) {
   return make_plan(src.top(), src.nlev > 1, dst.sizes, dst.strides, dst.phys ? dst.lv[0].offset : dst.offset);
 }
 

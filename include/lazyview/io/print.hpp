@@ -10,14 +10,22 @@
 namespace lazyview {
 
 /// "_2" for a static 2, "2" for a dynamic one.
-inline std::string to_string(ival v) { return (v.s ? "_" : "") + std::to_string(v.v); }
+// (Strings are built with +=: g++ 12 -O3 warns falsely (-Wrestrict) on "literal" + std::string.)
+inline std::string to_string(ival v) {
+  std::string s = v.s ? "_" : "";
+  s += std::to_string(v.v);
+  return s;
+}
 
 /// "(2,3)" (a single value prints bare when `bare_single`).
 template <int N>
 std::string tuple_string(const ivals<N>& v, int first, int last, bool bare_single) {
   if (bare_single && last - first == 1) return to_string(v[first]);
   std::string s = "(";
-  for (int i = first; i < last; ++i) s += (i > first ? "," : "") + to_string(v[i]);
+  for (int i = first; i < last; ++i) {
+    if (i > first) s += ',';
+    s += to_string(v[i]);
+  }
   return s + ")";
 }
 
@@ -110,9 +118,15 @@ inline std::string plan_string(const copy_plan& p) {
     } else {
       const segment& g = p.segs[d.seg];
       out += std::to_string(d.n) + ":div/mod over (";
-      for (int m = 0; m < g.ns; ++m) out += (m ? "," : "") + std::to_string(g.sm[m]);
+      for (int m = 0; m < g.ns; ++m) {
+        if (m) out += ',';
+        out += std::to_string(g.sm[m]);
+      }
       out += "):(";
-      for (int m = 0; m < g.ns; ++m) out += (m ? "," : "") + std::to_string(g.sst[m]);
+      for (int m = 0; m < g.ns; ++m) {
+        if (m) out += ',';
+        out += std::to_string(g.sst[m]);
+      }
       out += ")";
     }
   }
