@@ -7,6 +7,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "../common/shape_text.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -69,23 +71,8 @@ std::vector<T> make_buffer(index_t n)
     return v;
 }
 
-template <std::size_t R>
-std::string fmt(std::array<index_t, R> const& a)
-{
-    std::ostringstream os;
-    os << '[';
-    for (std::size_t i = 0; i < R; ++i) os << (i ? ", " : "") << a[i];
-    os << ']';
-    return os.str();
-}
-
-template <std::size_t R>
-index_t numel_of(std::array<index_t, R> const& s)
-{
-    index_t n = 1;
-    for (auto v : s) n *= v;
-    return n;
-}
+using lazyview_test::fmt;
+using lazyview_test::numel_of;
 
 template <std::size_t R, class F>
 void for_each_index(std::array<index_t, R> const& s, F&& f)

@@ -6,6 +6,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "../common/shape_text.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -33,23 +35,8 @@ inline index_t uniform(std::mt19937_64& g, index_t lo, index_t hi)  // inclusive
 }
 inline bool coin(std::mt19937_64& g, double p = 0.5) { return std::uniform_real_distribution<double>(0, 1)(g) < p; }
 
-template <std::size_t R>
-std::string fmt(std::array<index_t, R> const& a)
-{
-    std::ostringstream os;
-    os << '[';
-    for (std::size_t i = 0; i < R; ++i) os << (i ? ", " : "") << a[i];
-    os << ']';
-    return os.str();
-}
-
-template <std::size_t R>
-index_t numel_of(std::array<index_t, R> const& s)
-{
-    index_t n = 1;
-    for (auto v : s) n *= v;
-    return n;
-}
+using lazyview_test::fmt;
+using lazyview_test::numel_of;
 
 // strides as text with size-1 dims masked (PyTorch leaves them arbitrary)
 template <std::size_t R>

@@ -1,0 +1,30 @@
+#pragma once
+// Helpers shared by the eval and laws tests: a shape as PyTorch prints it, and its element count.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+namespace lazyview_test {
+
+/// [2, 3, 4], as in PyTorch's messages.
+template <std::size_t R>
+std::string fmt(std::array<std::int64_t, R> const& a)
+{
+    std::ostringstream os;
+    os << '[';
+    for (std::size_t i = 0; i < R; ++i) os << (i ? ", " : "") << a[i];
+    os << ']';
+    return os.str();
+}
+
+template <std::size_t R>
+std::int64_t numel_of(std::array<std::int64_t, R> const& s)
+{
+    std::int64_t n = 1;
+    for (auto v : s) n *= v;
+    return n;
+}
+
+}  // namespace lazyview_test
