@@ -123,30 +123,24 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
   if (a0 >= 0 && b0 >= 0 && a0 != b0 && kernels::tile_of(static_cast<int>(E)) > 1) {
     e.kind = engine_plan::transpose;
     used[a0] = used[b0] = true;
-    e.ga[e.na++] = l[a0];
-    e.nA = l[a0].n;
-    for (bool grown = true; grown && e.nA < transpose_group_target;) {
-      grown = false;
-      for (int k = 0; k < n; ++k)
-        if (!used[k] && l[k].ds == e.nA * E) {
-          used[k] = grown = true;
-          e.ga[e.na++] = l[k];
-          e.nA *= l[k].n;
-          break;
-        }
-    }
-    e.gb[e.nb++] = l[b0];
-    e.nB = l[b0].n;
-    for (bool grown = true; grown && e.nB < transpose_group_target;) {
-      grown = false;
-      for (int k = 0; k < n; ++k)
-        if (!used[k] && l[k].ss == e.nB * E) {
-          used[k] = grown = true;
-          e.gb[e.nb++] = l[k];
-          e.nB *= l[k].n;
-          break;
-        }
-    }
+    // A group grows outward from its unit loop by loops that continue it contiguously on its
+    // side (destination for A, source for B) until it holds about 64 elements.
+    auto grow = [&](byte_loop* g, int& ng, index_t& count, int first, bool dst_side) {
+      g[ng++] = l[first];
+      count = l[first].n;
+      for (bool grown = true; grown && count < transpose_group_target;) {
+        grown = false;
+        for (int k = 0; k < n; ++k)
+          if (!used[k] && (dst_side ? l[k].ds : l[k].ss) == count * E) {
+            used[k] = grown = true;
+            g[ng++] = l[k];
+            count *= l[k].n;
+            break;
+          }
+      }
+    };
+    grow(e.ga, e.na, e.nA, a0, true);
+    grow(e.gb, e.nb, e.nB, b0, false);
     for (int k = 0; k < n; ++k)
       if (!used[k]) e.outer[e.nouter++] = l[k];
     e.blocks_a = (e.nA + transpose_block_a - 1) / transpose_block_a;
