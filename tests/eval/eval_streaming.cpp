@@ -3,10 +3,39 @@
 // owning tensor passed as a plain lvalue.
 #include <boost/test/unit_test.hpp>
 #include <lazyview/lazyview.hpp>
+#include <cstdint>
 #include <numeric>
+#include <string>
 #include <vector>
 
 using namespace lazyview;
+
+namespace {
+
+/// (R, C) transposed into a fresh tensor past the threshold: the buffered streaming transpose,
+/// with a last block of A narrower than the rest and a B count that is no multiple of a block.
+template <class T>
+void streaming_transpose(index_t R, index_t C) {
+  std::vector<T> a(static_cast<std::size_t>(R * C));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<T>(i * 2654435761u);
+  tensor<T, 2> t({C, R});
+  for (unsigned th : {1u, 2u}) {
+    std::fill_n(t.data(), R * C, T{});
+    copy(from_blob(a.data(), {R, C}).t(), t, threads{th});
+    std::size_t bad = 0;
+    for (index_t i = 0; i < C; ++i)
+      for (index_t j = 0; j < R; ++j) bad += t.data()[i * R + j] != a[static_cast<std::size_t>(j * C + i)];
+    BOOST_TEST(bad == 0u, sizeof(T) << "-byte (" << R << "," << C << ").t(), threads " << th);
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(streaming_transpose_element_sizes) {
+  streaming_transpose<std::uint16_t>(2000, 4203);  // rows of 4000 bytes: 63 blocks of 32 + 16
+  streaming_transpose<std::uint32_t>(1000, 4197);
+  streaming_transpose<std::uint64_t>(1000, 2101);  // 63 blocks of 16 wide, the last 8
+}
 
 BOOST_AUTO_TEST_CASE(streaming_transpose_and_pack) {
   const index_t R = 1024, C = 4100;  // 16.4 MB of fp32

@@ -31,15 +31,15 @@ void run_plan(const copy_plan& p, const fold_state<L1>& sf, const T* src, T* dst
   if (p.plain()) {
     engine_plan ep = make_engine_plan(p, static_cast<index_t>(sizeof(T)));
     use_streaming_stores(ep, dst, p.numel * static_cast<index_t>(sizeof(T)));
-    std::vector<index_t> offA, offB;
+    std::vector<index_t> offB;
     if (ep.kind == engine_plan::transpose) {
-      kernels::group_offsets(ep.ga, ep.na, true, offA);
-      kernels::group_offsets(ep.gb, ep.nb, false, offB);
+      offB.resize(static_cast<std::size_t>(ep.nB));
+      kernels::group_offsets(ep.gb, ep.nb, false, 0, ep.nB, offB.data());
     }
     const char* s = reinterpret_cast<const char*>(src);
     char* d = reinterpret_cast<char*>(dst);
     parallel_for(ep.work_units(), use,
-                 [&](index_t a, index_t b) { run_engine(ep, s, d, a, b, offA.data(), offB.data()); });
+                 [&](index_t a, index_t b) { run_engine(ep, s, d, a, b, offB.data()); });
   } else
     parallel_for(total, use, [&](index_t a, index_t b) {
       run_general(p, sf.lv, sf.nlev - 1, reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst),

@@ -37,7 +37,9 @@ struct engine_plan {
   byte_loop inner2;        ///< kind strided: the loop around it (n = 1 if none)
   index_t src_off = 0, dst_off = 0;
   bool nt = false;         ///< streaming stores (set by use_streaming_stores)
-  index_t blocks_a = 1;    ///< kind transpose: blocks of group A (a thread work unit)
+  bool buffered = false;   ///< kind transpose: tiles go through a buffer, rows out whole
+  index_t block_a = 1;     ///< kind transpose: A indices per work unit
+  index_t blocks_a = 1;    ///< kind transpose: blocks of group A (work units per outer iteration)
 
   index_t outer_count() const {
     index_t n = 1;
@@ -66,9 +68,26 @@ constexpr int tile_of(int E) {
 }  // namespace kernels
 
 inline constexpr index_t transpose_group_target = 64;
-inline constexpr index_t transpose_block_a = 64;
+/// A transpose work unit covers about this many bytes of each destination row: in place, long
+/// runs per destination row against as many source rows read at once (measured best at 512 to
+/// 1024 bytes); buffered, two cache lines per row and transpose_block_b rows per block (the best
+/// of 16 to 256 in each, measured on a 4096x4096 fp32 transpose).
+inline constexpr index_t transpose_direct_bytes = 1024;
+inline constexpr index_t transpose_block_bytes = 128;
+inline constexpr index_t transpose_block_b = 32;
 
 constexpr bool is_pow2_upto64(index_t b) { return b == 1 || b == 2 || b == 4 || b == 8 || b == 16 || b == 32 || b == 64; }
+
+/// Splits group A into blocks of about `bytes` of destination row each, of equal width (a
+/// multiple of the tile), at least one tile wide; e.g. nA = 394 fp32 at 1024 bytes: 2 blocks of
+/// 200, the last 194 wide. @post block_a * (blocks_a - 1) < nA <= block_a * blocks_a.
+inline void split_group_a(engine_plan& e, index_t bytes) {
+  const index_t T = kernels::tile_of(e.elem);
+  const index_t per = std::max<index_t>(T, bytes / e.elem);
+  const index_t blocks = std::max<index_t>(1, (e.nA + per - 1) / per);
+  e.block_a = ((e.nA + blocks - 1) / blocks + T - 1) / T * T;
+  e.blocks_a = (e.nA + e.block_a - 1) / e.block_a;
+}
 
 /// Specialises a plain plan for elements of `size` bytes.
 /// Example: FLUX pack fp32 (1,16,128,128): wide element 8 bytes; A = (ph, c) (32 elements,
@@ -143,7 +162,7 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
     grow(e.gb, e.nb, e.nB, b0, false);
     for (int k = 0; k < n; ++k)
       if (!used[k]) e.outer[e.nouter++] = l[k];
-    e.blocks_a = (e.nA + transpose_block_a - 1) / transpose_block_a;
+    split_group_a(e, transpose_direct_bytes);
     return e;
   }
   e.kind = engine_plan::strided;
@@ -171,52 +190,107 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
   if (e.kind == engine_plan::run) {
     e.nt = e.run_bytes >= 256;
   } else if (e.kind == engine_plan::transpose) {
-    // Only 4-row tiles of 8-byte elements: 8-row tiles (4-byte elements) leave eight half-written
-    // lines in flight, more than the write-combining buffers hold, and measured 2x slower.
-    if (e.elem != 8 || kernels::tile_of(e.elem) != 4) return;
+    // Rows leave the buffer by streaming stores when each starts 32-byte aligned.
+    if (e.elem > 8) return;
     for (int k = 0; k < e.nb; ++k)
       if (e.gb[k].ds % 32) return;
-    e.nt = true;
+    e.nt = e.buffered = true;
+    split_group_a(e, transpose_block_bytes);
   }
 }
 
 namespace kernels {
 
-/// Offsets (bytes) of every index of a group on one side; members innermost first.
-inline void group_offsets(const byte_loop* g, int ng, bool src_side, std::vector<index_t>& out) {
-  index_t total = 1;
-  for (int m = 0; m < ng; ++m) total *= g[m].n;
-  out.assign(static_cast<std::size_t>(total), 0);
-  index_t span = 1;
+/// Offsets (bytes, on one side) of `count` consecutive indices of a group from index `first`;
+/// members innermost first. An odometer: one division per member, then additions only.
+/// Example: members of sizes 2 and 3 with source strides 12 and 4 bytes, first 1, count 3:
+/// indices 1, 2, 3 are (1,0), (0,1), (1,1), so 12, 4, 16.
+inline void group_offsets(const byte_loop* g, int ng, bool src_side, index_t first, index_t count,
+                          index_t* out) {
+  index_t idx[max_loops], off = 0;
   for (int m = 0; m < ng; ++m) {
-    const index_t st = src_side ? g[m].ss : g[m].ds;
-    for (index_t i = 0; i < total; ++i) out[static_cast<std::size_t>(i)] += ((i / span) % g[m].n) * st;
-    span *= g[m].n;
+    idx[m] = first % g[m].n;
+    first /= g[m].n;
+    off += idx[m] * (src_side ? g[m].ss : g[m].ds);
+  }
+  for (index_t i = 0; i < count; ++i) {
+    out[i] = off;
+    for (int m = 0; m < ng; ++m) {
+      const index_t st = src_side ? g[m].ss : g[m].ds;
+      off += st;
+      if (++idx[m] < g[m].n) break;
+      off -= g[m].n * st;
+      idx[m] = 0;
+    }
   }
 }
 
-template <int E, bool NT>
-void transpose_block(const engine_plan& p, const char* s, char* d, const index_t* offA, const index_t* offB,
-                     index_t a_begin, index_t a_end) {
+/// Moves the tiles of rows [b0, b1) of group B and na indices of group A, whose source offsets
+/// are offA[0, na); `drow(b)` is where destination row b (at the first of those A indices)
+/// starts. A tail shorter than a tile is covered by a last tile moved back to end at the
+/// boundary (copying some elements twice, harmlessly: source and destination never overlap
+/// here, and both copies belong to the same work unit). With fewer than T rows or indices, the
+/// elements go one at a time.
+template <int E, bool NT, class DRow>
+inline void transpose_tiles(const char* s, const index_t* offA, index_t na, index_t b0, index_t b1, DRow drow) {
   constexpr int T = micro<E>::T;
-  const char* srows[T > 0 ? T : 1];
-  char* drows[T > 0 ? T : 1];
-  const index_t nB = p.nB;
-  index_t b = 0;
-  for (; b + T <= nB; b += T) {
-    index_t a = a_begin;
-    for (; a + T <= a_end; a += T) {
-      for (int i = 0; i < T; ++i) {
-        srows[i] = s + offA[a + i] + b * E;
-        drows[i] = d + (a)*E + offB[b + i];
-      }
-      micro<E>::template run<NT>(srows, drows);
-    }
-    for (; a < a_end; ++a)
-      for (int j = 0; j < T; ++j) copy_elem<E>(s + offA[a] + (b + j) * E, d + a * E + offB[b + j]);
+  const char* srows[T];
+  char* drows[T];
+  if (b1 - b0 < T || na < T) {
+    for (index_t b = b0; b < b1; ++b)
+      for (index_t a = 0; a < na; ++a) copy_elem<E>(s + offA[a] + b * E, drow(b) + a * E);
+    return;
   }
-  for (; b < nB; ++b)
-    for (index_t a = a_begin; a < a_end; ++a) copy_elem<E>(s + offA[a] + b * E, d + a * E + offB[b]);
+  for (index_t bt = b0;; bt += T) {
+    const index_t b = bt + T <= b1 ? bt : b1 - T;
+    for (int i = 0; i < T; ++i) drows[i] = drow(b + i);
+    for (index_t at = 0;; at += T) {
+      const index_t a = at + T <= na ? at : na - T;
+      for (int i = 0; i < T; ++i) srows[i] = s + offA[a + i] + b * E;
+      char* dr[T];
+      for (int i = 0; i < T; ++i) dr[i] = drows[i] + a * E;
+      micro<E>::template run<NT>(srows, dr);
+      if (a + T >= na) break;
+    }
+    if (b + T >= b1) break;
+  }
+}
+
+/// One work unit of a transpose: A indices [a_begin, a_end) (see split_group_a), every B index.
+/// Buffered (large destinations): per block of transpose_block_b rows of B, tiles land in a small
+/// aligned buffer laid out like the destination, whose rows then go out whole, by streaming stores where NT. Writing a row at a
+/// time keeps one or two lines in flight, where tiles written in place keep T partial lines
+/// open per tile; and it keeps the destination rows (a power-of-two apart in a square
+/// transpose) out of the cache sets the source rows need.
+template <int E, bool NT>
+void transpose_block(const engine_plan& p, const char* s, char* d, const index_t* offB, index_t a_begin,
+                     index_t a_end) {
+  constexpr int T = micro<E>::T;
+  const index_t nB = p.nB, na = a_end - a_begin;
+  index_t offA[transpose_direct_bytes];  // na <= max(T, transpose_direct_bytes / E)
+  group_offsets(p.ga, p.na, true, a_begin, na, offA);
+  char* const dcol = d + a_begin * E;
+  if (!p.buffered) {
+    transpose_tiles<E, false>(s, offA, na, 0, nB, [&](index_t b) { return dcol + offB[b]; });
+    return;
+  }
+  constexpr index_t buf_row = transpose_block_bytes;
+  static_assert(T * E <= transpose_block_bytes);
+  alignas(64) char buf[(transpose_block_b + T) * buf_row];
+  const index_t row_bytes = na * E;
+  for (index_t b0 = 0; b0 < nB;) {
+    // A last block shorter than a tile joins the one before it.
+    const index_t b1 = nB - b0 < transpose_block_b + T ? nB : b0 + transpose_block_b;
+    transpose_tiles<E, false>(s, offA, na, b0, b1, [&](index_t b) { return buf + (b - b0) * buf_row; });
+    for (index_t b = b0; b < b1; ++b) {
+      const char* r = buf + (b - b0) * buf_row;
+      if constexpr (NT)
+        copy_nt(r, dcol + offB[b], row_bytes);
+      else
+        std::memcpy(dcol + offB[b], r, static_cast<std::size_t>(row_bytes));
+    }
+    b0 = b1;
+  }
 }
 
 template <int E>
@@ -229,8 +303,9 @@ void strided_loop(const char* s, char* d, const byte_loop& in, const byte_loop& 
 
 /// Runs work units [first, last) of an engine plan.
 /// (A unit is one outer iteration, times one block of group A for transposes.)
+/// offB: the destination offsets of every index of group B (group_offsets), for transposes.
 inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t first, index_t last,
-                       const index_t* offA, const index_t* offB) {
+                       const index_t* offB) {
   const index_t units_per_outer = p.kind == engine_plan::transpose ? p.blocks_a : 1;
   index_t idx[max_loops]{};
   index_t outer_it = first / units_per_outer;
@@ -273,22 +348,24 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
       case engine_plan::transpose: {
         const index_t blk_first = u % units_per_outer;
         const index_t blk_last = std::min(units_per_outer, blk_first + (last - u));
-        const index_t a_begin = blk_first * transpose_block_a;
-        const index_t a_end = std::min(p.nA, blk_last * transpose_block_a);
-        if (p.nt) {
-          switch (p.elem) {
-            case 4: kernels::transpose_block<4, true>(p, s, d, offA, offB, a_begin, a_end); break;
-            case 8: kernels::transpose_block<8, true>(p, s, d, offA, offB, a_begin, a_end); break;
+        for (index_t blk = blk_first; blk < blk_last; ++blk) {
+          const index_t a_begin = blk * p.block_a, a_end = std::min(p.nA, a_begin + p.block_a);
+          if (p.nt) {
+            switch (p.elem) {
+              case 2: kernels::transpose_block<2, true>(p, s, d, offB, a_begin, a_end); break;
+              case 4: kernels::transpose_block<4, true>(p, s, d, offB, a_begin, a_end); break;
+              case 8: kernels::transpose_block<8, true>(p, s, d, offB, a_begin, a_end); break;
+            }
+            continue;
           }
-        } else {
           switch (p.elem) {
-            case 1: kernels::transpose_block<1, false>(p, s, d, offA, offB, a_begin, a_end); break;
-            case 2: kernels::transpose_block<2, false>(p, s, d, offA, offB, a_begin, a_end); break;
-            case 4: kernels::transpose_block<4, false>(p, s, d, offA, offB, a_begin, a_end); break;
-            case 8: kernels::transpose_block<8, false>(p, s, d, offA, offB, a_begin, a_end); break;
-            case 16: kernels::transpose_block<16, false>(p, s, d, offA, offB, a_begin, a_end); break;
-            case 32: kernels::transpose_block<32, false>(p, s, d, offA, offB, a_begin, a_end); break;
-            case 64: kernels::transpose_block<64, false>(p, s, d, offA, offB, a_begin, a_end); break;
+            case 1: kernels::transpose_block<1, false>(p, s, d, offB, a_begin, a_end); break;
+            case 2: kernels::transpose_block<2, false>(p, s, d, offB, a_begin, a_end); break;
+            case 4: kernels::transpose_block<4, false>(p, s, d, offB, a_begin, a_end); break;
+            case 8: kernels::transpose_block<8, false>(p, s, d, offB, a_begin, a_end); break;
+            case 16: kernels::transpose_block<16, false>(p, s, d, offB, a_begin, a_end); break;
+            case 32: kernels::transpose_block<32, false>(p, s, d, offB, a_begin, a_end); break;
+            case 64: kernels::transpose_block<64, false>(p, s, d, offB, a_begin, a_end); break;
           }
         }
         u += blk_last - blk_first;

@@ -4,6 +4,7 @@
 // for 2-byte, 4x4 for 4-byte and 2x2 for 8-byte ones, and a portable element loop otherwise.
 // A tile reads T source rows (each T elements contiguous) and writes T destination rows; rows
 // are given as pointers, so either side's rows may come from any mix of dims.
+#include <cstdint>
 #include <cstring>
 
 #include "../config.hpp"
@@ -79,9 +80,15 @@ inline void store(char* d, __m256 v) {
     _mm256_storeu_ps(reinterpret_cast<float*>(d), v);
 }
 
-/// Copies n bytes with streaming stores. @pre d is 32-byte aligned.
+/// Copies n bytes with streaming stores; bytes before the first 32-byte boundary of d and after
+/// the last go by plain stores.
 inline void copy_nt(const char* s, char* d, index_t n) {
-  index_t i = 0;
+  index_t i = static_cast<index_t>((32 - (reinterpret_cast<std::uintptr_t>(d) & 31)) & 31);
+  if (i >= n) {
+    std::memcpy(d, s, static_cast<std::size_t>(n));
+    return;
+  }
+  std::memcpy(d, s, static_cast<std::size_t>(i));
   for (; i + 128 <= n; i += 128) {
     const __m256 a = _mm256_loadu_ps(reinterpret_cast<const float*>(s + i));
     const __m256 b = _mm256_loadu_ps(reinterpret_cast<const float*>(s + i + 32));
