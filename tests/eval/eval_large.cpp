@@ -60,6 +60,23 @@ BOOST_AUTO_TEST_CASE(agents_example)
                       "agents (42,50,6)");
 }
 
+BOOST_AUTO_TEST_CASE(short_runs_of_every_length_class)
+{
+    // (37, 29, R) -> (29, 37, R) in int8: each run of R bytes is one element moved by two
+    // overlapping moves (R in 3..63), or a loop of a power-of-two element (R in 65..256).
+    for (index_t R : {3, 5, 6, 7, 9, 12, 15, 17, 24, 31, 33, 48, 63, 65, 96, 255}) {
+        auto buf = make_buffer<std::int8_t>(37 * 29 * R + 1);
+        std::int8_t* p = buf.data() + 1;
+        auto e = lv::from_blob(p, {37, 29, R}).permute(1, 0, 2);
+        check_eval<std::int8_t>(e, std::array<index_t, 3>{29, 37, R},
+                                [&](index_t f) {
+                                    index_t const k = f % R, i = (f / R) % 37, j = f / (R * 37);
+                                    return p[(i * 29 + j) * R + k];
+                                },
+                                "int8 (37,29," + std::to_string(R) + ").permute(1,0,2)");
+    }
+}
+
 BOOST_AUTO_TEST_CASE(rank6_permute_and_broadcast)
 {
     std::array<index_t, 6> const s{8, 6, 5, 4, 3, 7};

@@ -105,9 +105,12 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
     --n;
     if (is_pow2_upto64(R)) {
       E = R;
+    } else if (R < 64) {
+      // A short run of odd length (the agents chain: 6 floats, 24 bytes) is one element, moved by
+      // two overlapping power-of-two moves (kernels::copy_odd).
+      E = R;
     } else if (R <= 256) {
-      // A short run of odd length (the agents chain: 6 floats) stays a loop of the widest
-      // power-of-two element that divides it, so it is moved by plain loads and stores.
+      // A longer one is a loop of the widest power-of-two element that divides it.
       index_t W = 64;
       while (R % W) W /= 2;
       l[n++] = {R / W, W, W};
@@ -299,6 +302,24 @@ void strided_loop(const char* s, char* d, const byte_loop& in, const byte_loop& 
     for (index_t i = 0; i < in.n; ++i) copy_elem<E>(s + i * in.ss, d + i * in.ds);
 }
 
+/// Copies R bytes, K/2 < R < K, as two moves of K/2 bytes that overlap in the middle.
+/// Example: K = 32, R = 24 (6 floats): bytes [0, 16) and [8, 24).
+template <int K>
+inline void copy_odd(const char* s, char* d, index_t R) {
+  char lo[K / 2], hi[K / 2];
+  std::memcpy(lo, s, K / 2);
+  std::memcpy(hi, s + R - K / 2, K / 2);
+  std::memcpy(d, lo, K / 2);
+  std::memcpy(d + R - K / 2, hi, K / 2);
+}
+
+/// strided_loop for elements of R bytes, K/2 < R < K.
+template <int K>
+void strided_loop_odd(const char* s, char* d, const byte_loop& in, const byte_loop& in2, index_t R) {
+  for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds)
+    for (index_t i = 0; i < in.n; ++i) copy_odd<K>(s + i * in.ss, d + i * in.ds, R);
+}
+
 }  // namespace kernels
 
 /// Runs work units [first, last) of an engine plan.
@@ -338,6 +359,19 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           case 32: kernels::strided_loop<32>(s, d, p.inner, p.inner2); break;
           case 64: kernels::strided_loop<64>(s, d, p.inner, p.inner2); break;
           default:
+            if (p.elem > 2 && p.elem < 64) {
+              if (p.elem < 4)
+                kernels::strided_loop_odd<4>(s, d, p.inner, p.inner2, p.elem);
+              else if (p.elem < 8)
+                kernels::strided_loop_odd<8>(s, d, p.inner, p.inner2, p.elem);
+              else if (p.elem < 16)
+                kernels::strided_loop_odd<16>(s, d, p.inner, p.inner2, p.elem);
+              else if (p.elem < 32)
+                kernels::strided_loop_odd<32>(s, d, p.inner, p.inner2, p.elem);
+              else
+                kernels::strided_loop_odd<64>(s, d, p.inner, p.inner2, p.elem);
+              break;
+            }
             for (index_t j = 0; j < p.inner2.n; ++j)
               for (index_t i = 0; i < p.inner.n; ++i)
                 std::memcpy(d + j * p.inner2.ds + i * p.inner.ds, s + j * p.inner2.ss + i * p.inner.ss,
