@@ -146,23 +146,30 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
     e.kind = engine_plan::transpose;
     used[a0] = used[b0] = true;
     // A group grows outward from its unit loop by loops that continue it contiguously on its
-    // side (destination for A, source for B) until it holds about 64 elements.
-    auto grow = [&](byte_loop* g, int& ng, index_t& count, int first, bool dst_side) {
-      g[ng++] = l[first];
-      count = l[first].n;
-      for (bool grown = true; grown && count < transpose_group_target;) {
-        grown = false;
-        for (int k = 0; k < n; ++k)
-          if (!used[k] && (dst_side ? l[k].ds : l[k].ss) == count * E) {
-            used[k] = grown = true;
-            g[ng++] = l[k];
-            count *= l[k].n;
-            break;
-          }
-      }
+    // side (destination for A, source for B) until it holds about 64 elements. The smaller group
+    // grows first, since a loop may continue both: in (5,15,37,5,15,19).permute(3,1,5,0,4,2) the
+    // 15 continues A = 37 in the destination and B = 19 in the source; given to B it makes
+    // A = 37, B = 285 rather than A = 555, B = 19, whose tiles would mostly be tails.
+    auto grow = [&](byte_loop* g, int& ng, index_t& count, bool dst_side) {
+      if (count >= transpose_group_target) return false;
+      for (int k = 0; k < n; ++k)
+        if (!used[k] && (dst_side ? l[k].ds : l[k].ss) == count * E) {
+          used[k] = true;
+          g[ng++] = l[k];
+          count *= l[k].n;
+          return true;
+        }
+      return false;
     };
-    grow(e.ga, e.na, e.nA, a0, true);
-    grow(e.gb, e.nb, e.nB, b0, false);
+    e.ga[e.na++] = l[a0];
+    e.nA = l[a0].n;
+    e.gb[e.nb++] = l[b0];
+    e.nB = l[b0].n;
+    for (bool grown = true; grown;) {
+      const bool a_first = e.nA <= e.nB;
+      grown = a_first ? grow(e.ga, e.na, e.nA, true) : grow(e.gb, e.nb, e.nB, false);
+      if (!grown) grown = a_first ? grow(e.gb, e.nb, e.nB, false) : grow(e.ga, e.na, e.nA, true);
+    }
     for (int k = 0; k < n; ++k)
       if (!used[k]) e.outer[e.nouter++] = l[k];
     split_group_a(e, transpose_direct_bytes);
@@ -238,24 +245,38 @@ template <int E, bool NT, class DRow>
 inline void transpose_tiles(const char* s, const index_t* offA, index_t na, index_t b0, index_t b1, DRow drow) {
   constexpr int T = micro<E>::T;
   const char* srows[T];
-  char* drows[T];
   if (b1 - b0 < T || na < T) {
     for (index_t b = b0; b < b1; ++b)
       for (index_t a = 0; a < na; ++a) copy_elem<E>(s + offA[a] + b * E, drow(b) + a * E);
     return;
   }
-  for (index_t bt = b0;; bt += T) {
-    const index_t b = bt + T <= b1 ? bt : b1 - T;
-    for (int i = 0; i < T; ++i) drows[i] = drow(b + i);
+  // A tile row holds T * E bytes of a source row; G tiles side by side in B use a whole cache
+  // line of each source row before the sweep over A moves to other rows (with power-of-two
+  // strides between source rows, a line left half-used is evicted before its second half is
+  // read).
+  constexpr int G = T * E >= 64 ? 1 : 64 / (T * E);
+  for (index_t bg = b0; bg < b1; bg += G * T) {
+    index_t bs[G];
+    char* drows[G * T];
+    int ng = 0;
+    for (index_t bt = bg; ng < G && bt < b1; bt += T, ++ng) {
+      bs[ng] = (bt + T <= b1 ? bt : b1 - T) * E;
+      for (int i = 0; i < T; ++i) drows[ng * T + i] = drow(bs[ng] / E + i);
+    }
     for (index_t at = 0;; at += T) {
       const index_t a = at + T <= na ? at : na - T;
-      for (int i = 0; i < T; ++i) srows[i] = s + offA[a + i] + b * E;
-      char* dr[T];
-      for (int i = 0; i < T; ++i) dr[i] = drows[i] + a * E;
-      micro<E>::template run<NT>(srows, dr);
+      const char* sbase[T];
+      for (int i = 0; i < T; ++i) sbase[i] = s + offA[a + i];
+      for (int k = 0; k < ng; ++k) {
+        char* dr[T];
+        for (int i = 0; i < T; ++i) {
+          srows[i] = sbase[i] + bs[k];
+          dr[i] = drows[k * T + i] + a * E;
+        }
+        micro<E>::template run<NT>(srows, dr);
+      }
       if (a + T >= na) break;
     }
-    if (b + T >= b1) break;
   }
 }
 
