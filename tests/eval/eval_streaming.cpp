@@ -32,6 +32,7 @@ void streaming_transpose(index_t R, index_t C) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(streaming_transpose_element_sizes) {
+  streaming_transpose<std::uint8_t>(4096, 4099);
   streaming_transpose<std::uint16_t>(2000, 4203);  // rows of 4000 bytes: 63 blocks of 32 + 16
   streaming_transpose<std::uint32_t>(1000, 4197);
   streaming_transpose<std::uint64_t>(1000, 2101);  // 63 blocks of 16 wide, the last 8

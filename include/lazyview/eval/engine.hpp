@@ -407,6 +407,7 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           const index_t a_begin = blk * p.block_a, a_end = std::min(p.nA, a_begin + p.block_a);
           if (p.nt) {
             switch (p.elem) {
+              case 1: kernels::transpose_block<1, true>(p, s, d, offB, a_begin, a_end); break;
               case 2: kernels::transpose_block<2, true>(p, s, d, offB, a_begin, a_end); break;
               case 4: kernels::transpose_block<4, true>(p, s, d, offB, a_begin, a_end); break;
               case 8: kernels::transpose_block<8, true>(p, s, d, offB, a_begin, a_end); break;

@@ -1,7 +1,7 @@
 #pragma once
 // In-register transposes of T x T tiles of E-byte elements (HPTT-style micro-kernels), picked at
 // compile time from the target flags: AVX2 8x8 for 4-byte and 4x4 for 8-byte elements, SSE2 8x8
-// for 2-byte, 4x4 for 4-byte and 2x2 for 8-byte ones, and a portable element loop otherwise.
+// for 1- and 2-byte, 4x4 for 4-byte and 2x2 for 8-byte ones, and a portable element loop otherwise.
 // A tile reads T source rows (each T elements contiguous) and writes T destination rows; rows
 // are given as pointers, so either side's rows may come from any mix of dims.
 #include <cstdint>
@@ -35,6 +35,29 @@ struct micro {
 };
 
 #if defined(LAZYVIEW_HAVE_SSE2)
+
+/// 8x8 bytes (int8, fp8): rows loaded as 8-byte halves, three unpack stages, two destination
+/// rows per register.
+template <>
+struct micro<1> {
+  static constexpr int T = 8;
+  static constexpr bool has_nt = false;
+  template <bool NT = false>
+  static void run(const char* const* s, char* const* d) {
+    __m128i r[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s[i]));
+    const __m128i a0 = _mm_unpacklo_epi8(r[0], r[1]), a1 = _mm_unpacklo_epi8(r[2], r[3]);
+    const __m128i a2 = _mm_unpacklo_epi8(r[4], r[5]), a3 = _mm_unpacklo_epi8(r[6], r[7]);
+    const __m128i b0 = _mm_unpacklo_epi16(a0, a1), b1 = _mm_unpackhi_epi16(a0, a1);
+    const __m128i b2 = _mm_unpacklo_epi16(a2, a3), b3 = _mm_unpackhi_epi16(a2, a3);
+    const __m128i c[4] = {_mm_unpacklo_epi32(b0, b2), _mm_unpackhi_epi32(b0, b2), _mm_unpacklo_epi32(b1, b3),
+                          _mm_unpackhi_epi32(b1, b3)};
+    for (int k = 0; k < 4; ++k) {
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(d[2 * k]), c[k]);
+      _mm_storeh_pd(reinterpret_cast<double*>(d[2 * k + 1]), _mm_castsi128_pd(c[k]));
+    }
+  }
+};
 
 template <>
 struct micro<2> {
