@@ -39,14 +39,16 @@ struct engine_plan {
   bool nt = false;         ///< streaming stores (set by use_streaming_stores)
   bool buffered = false;   ///< kind transpose: tiles go through a buffer, rows out whole
   index_t block_a = 1;     ///< kind transpose: A indices per work unit
-  index_t blocks_a = 1;    ///< kind transpose: blocks of group A (work units per outer iteration)
+  index_t blocks_a = 1;    ///< kind transpose: blocks of group A
+  index_t block_b = 1;     ///< kind transpose: B indices per work unit (the last takes the rest)
+  index_t blocks_b = 1;    ///< kind transpose: chunks of B; blocks_a * blocks_b units per outer
 
   index_t outer_count() const {
     index_t n = 1;
     for (int k = 0; k < nouter; ++k) n *= outer[k].n;
     return n;
   }
-  index_t work_units() const { return outer_count() * (kind == transpose ? blocks_a : 1); }
+  index_t work_units() const { return outer_count() * (kind == transpose ? blocks_a * blocks_b : 1); }
 };
 
 namespace kernels {
@@ -75,6 +77,10 @@ inline constexpr index_t transpose_group_target = 64;
 inline constexpr index_t transpose_direct_bytes = 1024;
 inline constexpr index_t transpose_block_bytes = 128;
 inline constexpr index_t transpose_block_b = 32;
+/// B is cut into chunks of this many indices (at least), so that a transpose with few outer
+/// iterations and a narrow A still splits over threads; run in order, chunks of one block of A
+/// follow each other, as one sweep over B would.
+inline constexpr index_t transpose_chunk_b = 256;
 
 constexpr bool is_pow2_upto64(index_t b) { return b == 1 || b == 2 || b == 4 || b == 8 || b == 16 || b == 32 || b == 64; }
 
@@ -173,6 +179,8 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
     for (int k = 0; k < n; ++k)
       if (!used[k]) e.outer[e.nouter++] = l[k];
     split_group_a(e, transpose_direct_bytes);
+    e.block_b = transpose_chunk_b;
+    e.blocks_b = std::max<index_t>(1, e.nB / transpose_chunk_b);
     return e;
   }
   e.kind = engine_plan::strided;
@@ -280,31 +288,32 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
   }
 }
 
-/// One work unit of a transpose: A indices [a_begin, a_end) (see split_group_a), every B index.
+/// One work unit of a transpose: A indices [a_begin, a_end) (see split_group_a), B indices
+/// [b_begin, b_end).
 /// Buffered (large destinations): per block of transpose_block_b rows of B, tiles land in a small
-/// aligned buffer laid out like the destination, whose rows then go out whole, by streaming stores where NT. Writing a row at a
-/// time keeps one or two lines in flight, where tiles written in place keep T partial lines
-/// open per tile; and it keeps the destination rows (a power-of-two apart in a square
-/// transpose) out of the cache sets the source rows need.
+/// aligned buffer laid out like the destination, whose rows then go out whole, by streaming
+/// stores where NT. Writing a row at a time keeps one or two lines in flight, where tiles
+/// written in place keep T partial lines open per tile; and it keeps the destination rows (a
+/// power-of-two apart in a square transpose) out of the cache sets the source rows need.
 template <int E, bool NT>
 void transpose_block(const engine_plan& p, const char* s, char* d, const index_t* offB, index_t a_begin,
-                     index_t a_end) {
+                     index_t a_end, index_t b_begin, index_t b_end) {
   constexpr int T = micro<E>::T;
-  const index_t nB = p.nB, na = a_end - a_begin;
+  const index_t na = a_end - a_begin;
   index_t offA[transpose_direct_bytes];  // na <= max(T, transpose_direct_bytes / E)
   group_offsets(p.ga, p.na, true, a_begin, na, offA);
   char* const dcol = d + a_begin * E;
   if (!p.buffered) {
-    transpose_tiles<E, false>(s, offA, na, 0, nB, [&](index_t b) { return dcol + offB[b]; });
+    transpose_tiles<E, false>(s, offA, na, b_begin, b_end, [&](index_t b) { return dcol + offB[b]; });
     return;
   }
   constexpr index_t buf_row = transpose_block_bytes;
   static_assert(T * E <= transpose_block_bytes);
   alignas(64) char buf[(transpose_block_b + T) * buf_row];
   const index_t row_bytes = na * E;
-  for (index_t b0 = 0; b0 < nB;) {
+  for (index_t b0 = b_begin; b0 < b_end;) {
     // A last block shorter than a tile joins the one before it.
-    const index_t b1 = nB - b0 < transpose_block_b + T ? nB : b0 + transpose_block_b;
+    const index_t b1 = b_end - b0 < transpose_block_b + T ? b_end : b0 + transpose_block_b;
     transpose_tiles<E, false>(s, offA, na, b0, b1, [&](index_t b) { return buf + (b - b0) * buf_row; });
     for (index_t b = b0; b < b1; ++b) {
       const char* r = buf + (b - b0) * buf_row;
@@ -348,7 +357,7 @@ void strided_loop_odd(const char* s, char* d, const byte_loop& in, const byte_lo
 /// offB: the destination offsets of every index of group B (group_offsets), for transposes.
 inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t first, index_t last,
                        const index_t* offB) {
-  const index_t units_per_outer = p.kind == engine_plan::transpose ? p.blocks_a : 1;
+  const index_t units_per_outer = p.kind == engine_plan::transpose ? p.blocks_a * p.blocks_b : 1;
   index_t idx[max_loops]{};
   index_t outer_it = first / units_per_outer;
   index_t rem = outer_it;
@@ -401,31 +410,34 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
         ++u;
         break;
       case engine_plan::transpose: {
-        const index_t blk_first = u % units_per_outer;
-        const index_t blk_last = std::min(units_per_outer, blk_first + (last - u));
-        for (index_t blk = blk_first; blk < blk_last; ++blk) {
+        const index_t k_first = u % units_per_outer;
+        const index_t k_last = std::min(units_per_outer, k_first + (last - u));
+        for (index_t k = k_first; k < k_last; ++k) {
+          const index_t blk = k / p.blocks_b, chunk = k % p.blocks_b;
           const index_t a_begin = blk * p.block_a, a_end = std::min(p.nA, a_begin + p.block_a);
+          const index_t b_begin = chunk * p.block_b;
+          const index_t b_end = chunk + 1 == p.blocks_b ? p.nB : b_begin + p.block_b;
           if (p.nt) {
             switch (p.elem) {
-              case 1: kernels::transpose_block<1, true>(p, s, d, offB, a_begin, a_end); break;
-              case 2: kernels::transpose_block<2, true>(p, s, d, offB, a_begin, a_end); break;
-              case 4: kernels::transpose_block<4, true>(p, s, d, offB, a_begin, a_end); break;
-              case 8: kernels::transpose_block<8, true>(p, s, d, offB, a_begin, a_end); break;
+              case 1: kernels::transpose_block<1, true>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
+              case 2: kernels::transpose_block<2, true>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
+              case 4: kernels::transpose_block<4, true>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
+              case 8: kernels::transpose_block<8, true>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
             }
             continue;
           }
           switch (p.elem) {
-            case 1: kernels::transpose_block<1, false>(p, s, d, offB, a_begin, a_end); break;
-            case 2: kernels::transpose_block<2, false>(p, s, d, offB, a_begin, a_end); break;
-            case 4: kernels::transpose_block<4, false>(p, s, d, offB, a_begin, a_end); break;
-            case 8: kernels::transpose_block<8, false>(p, s, d, offB, a_begin, a_end); break;
-            case 16: kernels::transpose_block<16, false>(p, s, d, offB, a_begin, a_end); break;
-            case 32: kernels::transpose_block<32, false>(p, s, d, offB, a_begin, a_end); break;
-            case 64: kernels::transpose_block<64, false>(p, s, d, offB, a_begin, a_end); break;
+            case 1: kernels::transpose_block<1, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
+            case 2: kernels::transpose_block<2, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
+            case 4: kernels::transpose_block<4, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
+            case 8: kernels::transpose_block<8, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
+            case 16: kernels::transpose_block<16, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
+            case 32: kernels::transpose_block<32, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
+            case 64: kernels::transpose_block<64, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
           }
         }
-        u += blk_last - blk_first;
-        if (blk_last < units_per_outer) continue;  // the range ended inside this outer iteration
+        u += k_last - k_first;
+        if (k_last < units_per_outer) continue;  // the range ended inside this outer iteration
         break;
       }
     }
