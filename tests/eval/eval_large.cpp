@@ -63,8 +63,9 @@ BOOST_AUTO_TEST_CASE(agents_example)
 BOOST_AUTO_TEST_CASE(short_runs_of_every_length_class)
 {
     // (37, 29, R) -> (29, 37, R) in int8: each run of R bytes is one element moved by two
-    // overlapping moves (R in 3..63), or a loop of a power-of-two element (R in 65..256).
-    for (index_t R : {3, 5, 6, 7, 9, 12, 15, 17, 24, 31, 33, 48, 63, 65, 96, 255}) {
+    // overlapping moves (R in 3..63), or a loop of a power-of-two element (R in 65..256); the
+    // transposed pair (37, 29) is blocked even where no tile kernel exists (R >= 16, odd R).
+    for (index_t R : {3, 5, 6, 7, 9, 12, 15, 16, 17, 24, 31, 32, 33, 48, 63, 65, 96, 255}) {
         auto buf = make_buffer<std::int8_t>(37 * 29 * R + 1);
         std::int8_t* p = buf.data() + 1;
         auto e = lv::from_blob(p, {37, 29, R}).permute(1, 0, 2);

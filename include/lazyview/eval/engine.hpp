@@ -130,16 +130,9 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
     }
   }
   e.elem = static_cast<int>(E);
-  if (n == 0 || !is_pow2_upto64(E)) {
+  if (n == 0) {
     e.kind = engine_plan::run;
     e.run_bytes = E;
-    e.nouter = n;
-    for (int k = 0; k < n; ++k) e.outer[k] = l[k];
-    if (n > 0 && !is_pow2_upto64(E)) {  // odd element sizes: strided loop of memcpy'd elements
-      e.kind = engine_plan::strided;
-      e.inner = l[n - 1];
-      e.nouter = n - 1;
-    }
     return e;
   }
   int a0 = -1, b0 = -1;
@@ -148,7 +141,9 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
     if (b0 < 0 && l[k].ss == E) b0 = k;
   }
   bool used[max_loops]{};
-  if (a0 >= 0 && b0 >= 0 && a0 != b0 && kernels::tile_of(static_cast<int>(E)) > 1) {
+  // Elements without a tile kernel (T = 1: 16 bytes and over, odd sizes) still take the
+  // blocked traversal: an A block reads a few source rows at once, each line once.
+  if (a0 >= 0 && b0 >= 0 && a0 != b0 && E < 64) {
     e.kind = engine_plan::transpose;
     used[a0] = used[b0] = true;
     // A group grows outward from its unit loop by loops that continue it contiguously on its
@@ -178,17 +173,32 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
     }
     for (int k = 0; k < n; ++k)
       if (!used[k]) e.outer[e.nouter++] = l[k];
-    split_group_a(e, transpose_direct_bytes);
+    // Without a tile kernel, every index of an A block is a source stream of its own. Up to 32
+    // streams, a block is all of A, so destination rows are written whole and in order (26 x 40
+    // bytes in (26,785,20,10).permute(1,2,0,3): 1.00 of memcpy, 0.71 in blocks of 8); past that,
+    // eight at once measured best (160 x 56 bytes: 0.80, against 0.64 at 16 and 0.47 at 256).
+    if (kernels::tile_of(e.elem) > 1)
+      split_group_a(e, transpose_direct_bytes);
+    else
+      split_group_a(e, e.nA <= 32 ? e.nA * E : 8 * E);
     e.block_b = transpose_chunk_b;
     e.blocks_b = std::max<index_t>(1, e.nB / transpose_chunk_b);
     return e;
   }
   e.kind = engine_plan::strided;
+  // Inner loop: unit stride in the destination (else in the source). Around it, the loop of unit
+  // stride in the source if there is another: elements too wide or odd for a tile (56 bytes in
+  // (4,40,20,4,20,14).permute(2,3,4,0,1,5)) then still read each source line once, as a
+  // transpose of whole elements.
   const int in = a0 >= 0 ? a0 : (b0 >= 0 ? b0 : n - 1);
+  const int in2 = b0 >= 0 && b0 != in ? b0 : -1;
   e.inner = l[in];
   for (int k = 0; k < n; ++k)
-    if (k != in) e.outer[e.nouter++] = l[k];
-  if (e.nouter > 0) e.inner2 = e.outer[--e.nouter];
+    if (k != in && k != in2) e.outer[e.nouter++] = l[k];
+  if (in2 >= 0)
+    e.inner2 = l[in2];
+  else if (e.nouter > 0)
+    e.inner2 = e.outer[--e.nouter];
   return e;
 }
 
@@ -209,7 +219,7 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
     e.nt = e.run_bytes >= 256;
   } else if (e.kind == engine_plan::transpose) {
     // Rows leave the buffer by streaming stores when each starts 32-byte aligned.
-    if (e.elem > 8) return;
+    if (e.elem > 8 || kernels::tile_of(e.elem) == 1) return;
     for (int k = 0; k < e.nb; ++k)
       if (e.gb[k].ds % 32) return;
     e.nt = e.buffered = true;
@@ -350,6 +360,21 @@ void strided_loop_odd(const char* s, char* d, const byte_loop& in, const byte_lo
     for (index_t i = 0; i < in.n; ++i) copy_odd<K>(s + i * in.ss, d + i * in.ds, R);
 }
 
+/// transpose_block for elements of R = p.elem bytes, K/2 < R < K, one at a time.
+template <int K>
+void transpose_block_odd(const engine_plan& p, const char* s, char* d, const index_t* offB, index_t a_begin,
+                         index_t a_end, index_t b_begin, index_t b_end) {
+  const index_t R = p.elem, na = a_end - a_begin;
+  index_t offA[transpose_direct_bytes];
+  group_offsets(p.ga, p.na, true, a_begin, na, offA);
+  char* const dcol = d + a_begin * R;
+  for (index_t b = b_begin; b < b_end; ++b) {
+    char* const dr = dcol + offB[b];
+    const char* const sb = s + b * R;
+    for (index_t a = 0; a < na; ++a) copy_odd<K>(sb + offA[a], dr + a * R, R);
+  }
+}
+
 }  // namespace kernels
 
 /// Runs work units [first, last) of an engine plan.
@@ -433,7 +458,17 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
             case 8: kernels::transpose_block<8, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
             case 16: kernels::transpose_block<16, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
             case 32: kernels::transpose_block<32, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
-            case 64: kernels::transpose_block<64, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
+            default:
+              if (p.elem < 4)
+                kernels::transpose_block_odd<4>(p, s, d, offB, a_begin, a_end, b_begin, b_end);
+              else if (p.elem < 8)
+                kernels::transpose_block_odd<8>(p, s, d, offB, a_begin, a_end, b_begin, b_end);
+              else if (p.elem < 16)
+                kernels::transpose_block_odd<16>(p, s, d, offB, a_begin, a_end, b_begin, b_end);
+              else if (p.elem < 32)
+                kernels::transpose_block_odd<32>(p, s, d, offB, a_begin, a_end, b_begin, b_end);
+              else
+                kernels::transpose_block_odd<64>(p, s, d, offB, a_begin, a_end, b_begin, b_end);
           }
         }
         u += k_last - k_first;
