@@ -54,7 +54,8 @@ struct micro<1> {
                           _mm_unpackhi_epi32(b1, b3)};
     for (int k = 0; k < 4; ++k) {
       _mm_storel_epi64(reinterpret_cast<__m128i*>(d[2 * k]), c[k]);
-      _mm_storeh_pd(reinterpret_cast<double*>(d[2 * k + 1]), _mm_castsi128_pd(c[k]));
+      // (_mm_storeh_pd would be a plain double store: misaligned rows are undefined behaviour)
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(d[2 * k + 1]), _mm_unpackhi_epi64(c[k], c[k]));
     }
   }
 };
