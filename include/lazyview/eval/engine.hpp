@@ -69,7 +69,13 @@ constexpr int tile_of(int E) {
 
 }  // namespace kernels
 
-inline constexpr index_t transpose_group_target = 64;
+/// Growth targets of the transpose groups (elements). A longer B only lengthens the sweep of a
+/// work unit; a longer A mixes source rows of unrelated strides into one block, which measured
+/// slower ((6,19,19,9,16,13).permute(2,5,1,0,3,4): 0.88 of memcpy at A = 144, 0.74 grown to
+/// 16416), while B grown from 19 to 1425 took (5,15,37,5,15,19).permute(3,1,5,0,4,2) from
+/// 0.65 to 0.80.
+inline constexpr index_t transpose_group_target_a = 64;
+inline constexpr index_t transpose_group_target_b = 1024;
 /// A transpose work unit covers about this many bytes of each destination row: in place, long
 /// runs per destination row against as many source rows read at once (measured best at 512 to
 /// 1024 bytes); buffered, two cache lines per row and transpose_block_b rows per block (the best
@@ -147,12 +153,12 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
     e.kind = engine_plan::transpose;
     used[a0] = used[b0] = true;
     // A group grows outward from its unit loop by loops that continue it contiguously on its
-    // side (destination for A, source for B) until it holds about 64 elements. The smaller group
+    // side (destination for A, source for B) up to its target. The smaller group
     // grows first, since a loop may continue both: in (5,15,37,5,15,19).permute(3,1,5,0,4,2) the
     // 15 continues A = 37 in the destination and B = 19 in the source; given to B it makes
     // A = 37, B = 285 rather than A = 555, B = 19, whose tiles would mostly be tails.
     auto grow = [&](byte_loop* g, int& ng, index_t& count, bool dst_side) {
-      if (count >= transpose_group_target) return false;
+      if (count >= (dst_side ? transpose_group_target_a : transpose_group_target_b)) return false;
       for (int k = 0; k < n; ++k)
         if (!used[k] && (dst_side ? l[k].ds : l[k].ss) == count * E) {
           used[k] = true;
