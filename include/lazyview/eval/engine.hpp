@@ -359,6 +359,22 @@ inline void copy_odd(const char* s, char* d, index_t R) {
   std::memcpy(d + R - K / 2, hi, K / 2);
 }
 
+/// Calls f.template operator()<K>() for the power of two K with K/2 < R < K.
+/// @pre 2 < R < 64 and R is no power of two. Example: R = 24 calls f<32>.
+template <class F>
+inline void with_odd_class(index_t R, F&& f) {
+  if (R < 4)
+    f.template operator()<4>();
+  else if (R < 8)
+    f.template operator()<8>();
+  else if (R < 16)
+    f.template operator()<16>();
+  else if (R < 32)
+    f.template operator()<32>();
+  else
+    f.template operator()<64>();
+}
+
 /// strided_loop for elements of R bytes, K/2 < R < K.
 template <int K>
 void strided_loop_odd(const char* s, char* d, const byte_loop& in, const byte_loop& in2, index_t R) {
@@ -421,16 +437,9 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           case 64: kernels::strided_loop<64>(s, d, p.inner, p.inner2); break;
           default:
             if (p.elem > 2 && p.elem < 64) {
-              if (p.elem < 4)
-                kernels::strided_loop_odd<4>(s, d, p.inner, p.inner2, p.elem);
-              else if (p.elem < 8)
-                kernels::strided_loop_odd<8>(s, d, p.inner, p.inner2, p.elem);
-              else if (p.elem < 16)
-                kernels::strided_loop_odd<16>(s, d, p.inner, p.inner2, p.elem);
-              else if (p.elem < 32)
-                kernels::strided_loop_odd<32>(s, d, p.inner, p.inner2, p.elem);
-              else
-                kernels::strided_loop_odd<64>(s, d, p.inner, p.inner2, p.elem);
+              kernels::with_odd_class(p.elem, [&]<int K>() {
+                kernels::strided_loop_odd<K>(s, d, p.inner, p.inner2, p.elem);
+              });
               break;
             }
             for (index_t j = 0; j < p.inner2.n; ++j)
@@ -464,17 +473,10 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
             case 8: kernels::transpose_block<8, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
             case 16: kernels::transpose_block<16, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
             case 32: kernels::transpose_block<32, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
-            default:
-              if (p.elem < 4)
-                kernels::transpose_block_odd<4>(p, s, d, offB, a_begin, a_end, b_begin, b_end);
-              else if (p.elem < 8)
-                kernels::transpose_block_odd<8>(p, s, d, offB, a_begin, a_end, b_begin, b_end);
-              else if (p.elem < 16)
-                kernels::transpose_block_odd<16>(p, s, d, offB, a_begin, a_end, b_begin, b_end);
-              else if (p.elem < 32)
-                kernels::transpose_block_odd<32>(p, s, d, offB, a_begin, a_end, b_begin, b_end);
-              else
-                kernels::transpose_block_odd<64>(p, s, d, offB, a_begin, a_end, b_begin, b_end);
+            default:  // odd sizes under 64 bytes
+              kernels::with_odd_class(p.elem, [&]<int K>() {
+                kernels::transpose_block_odd<K>(p, s, d, offB, a_begin, a_end, b_begin, b_end);
+              });
           }
         }
         u += k_last - k_first;
