@@ -129,38 +129,30 @@ inline void copy_nt(const char* s, char* d, index_t n) {
 inline void store_fence() { _mm_sfence(); }
 inline constexpr bool have_nt = true;
 
-/// Rows lo and hi's 16 bytes at offset `at`, as the low and high lanes of one register: the lane
-/// crossing of a transpose done by the load unit (vinsertf128 from memory) instead of the
-/// shuffle port, which is the bottleneck of these kernels.
-inline __m256 load_lanes(const char* lo, const char* hi, int at) {
-  return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(reinterpret_cast<const float*>(lo + at))),
-                              _mm_loadu_ps(reinterpret_cast<const float*>(hi + at)), 1);
-}
-
 template <>
 struct micro<4> {
   static constexpr int T = 8;
   static constexpr bool has_nt = true;
-  /// Four rows' 4x4 quarters (rows i, i+4 in the two lanes) to four destination rows' quarters.
-  /// An unpack per row pair, then per output pair one shuffle and two blends (blends issue on
-  /// any vector port; shuffles on one).
-  template <bool NT>
-  static void half(const char* const* s, char* const* d, int at) {
-    const __m256 r0 = load_lanes(s[0], s[4], at), r1 = load_lanes(s[1], s[5], at);
-    const __m256 r2 = load_lanes(s[2], s[6], at), r3 = load_lanes(s[3], s[7], at);
-    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
-    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
-    const __m256 v0 = _mm256_shuffle_ps(t0, t2, 0x4E), v1 = _mm256_shuffle_ps(t1, t3, 0x4E);
-    const int o = at / 4;  // destination rows of this half
-    store<NT>(d[o + 0], _mm256_blend_ps(t0, v0, 0xCC));
-    store<NT>(d[o + 1], _mm256_blend_ps(t2, v0, 0x33));
-    store<NT>(d[o + 2], _mm256_blend_ps(t1, v1, 0xCC));
-    store<NT>(d[o + 3], _mm256_blend_ps(t3, v1, 0x33));
-  }
   template <bool NT = false>
   static void run(const char* const* s, char* const* d) {
-    half<NT>(s, d, 0);
-    half<NT>(s, d, 16);
+    __m256 r[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(reinterpret_cast<const float*>(s[i]));
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    store<NT>(d[0], _mm256_permute2f128_ps(u0, u4, 0x20));
+    store<NT>(d[1], _mm256_permute2f128_ps(u1, u5, 0x20));
+    store<NT>(d[2], _mm256_permute2f128_ps(u2, u6, 0x20));
+    store<NT>(d[3], _mm256_permute2f128_ps(u3, u7, 0x20));
+    store<NT>(d[4], _mm256_permute2f128_ps(u0, u4, 0x31));
+    store<NT>(d[5], _mm256_permute2f128_ps(u1, u5, 0x31));
+    store<NT>(d[6], _mm256_permute2f128_ps(u2, u6, 0x31));
+    store<NT>(d[7], _mm256_permute2f128_ps(u3, u7, 0x31));
   }
 };
 
@@ -168,15 +160,18 @@ template <>
 struct micro<8> {
   static constexpr int T = 4;
   static constexpr bool has_nt = true;
-  /// Lanes hold rows (0, 2) and (1, 3); one unpack per output row.
   template <bool NT = false>
   static void run(const char* const* s, char* const* d) {
-    for (int at = 0; at < 32; at += 16) {
-      const __m256d x0 = _mm256_castps_pd(load_lanes(s[0], s[2], at));
-      const __m256d x1 = _mm256_castps_pd(load_lanes(s[1], s[3], at));
-      store<NT>(d[at / 8 + 0], _mm256_castpd_ps(_mm256_unpacklo_pd(x0, x1)));
-      store<NT>(d[at / 8 + 1], _mm256_castpd_ps(_mm256_unpackhi_pd(x0, x1)));
-    }
+    const __m256d r0 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[0]));
+    const __m256d r1 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[1]));
+    const __m256d r2 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[2]));
+    const __m256d r3 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[3]));
+    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    store<NT>(d[0], _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x20)));
+    store<NT>(d[1], _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x20)));
+    store<NT>(d[2], _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x31)));
+    store<NT>(d[3], _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31)));
   }
 };
 
