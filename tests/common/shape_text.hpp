@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the eval and laws tests: a shape as PyTorch prints it, and its element count.
+// Helpers shared by the eval, laws and oracle tests: a shape as PyTorch prints it, and its element count.
 #include <array>
 #include <cstddef>
 #include <cstdint>

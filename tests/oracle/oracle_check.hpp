@@ -9,6 +9,8 @@
 
 #include <lazyview/lazyview.hpp>
 
+#include "../common/shape_text.hpp"
+
 #include <boost/test/unit_test.hpp>
 
 #include <array>
@@ -29,6 +31,8 @@ namespace oracle {
 
 namespace lv = lazyview;
 using index_t = std::int64_t;
+using lazyview_test::fmt;
+using lazyview_test::numel_of;
 
 // The base buffer: arange(n) as float (n >= 1 so data() is never null).
 inline std::vector<float> arange(index_t n)
@@ -36,16 +40,6 @@ inline std::vector<float> arange(index_t n)
     std::vector<float> v(static_cast<std::size_t>(n < 1 ? 1 : n));
     std::iota(v.begin(), v.end(), 0.0f);
     return v;
-}
-
-template <std::size_t R>
-std::string fmt(std::array<index_t, R> const& a)
-{
-    std::ostringstream os;
-    os << '[';
-    for (std::size_t i = 0; i < R; ++i) os << (i ? ", " : "") << a[i];
-    os << ']';
-    return os.str();
 }
 
 // strides with the entries of size-1 dims replaced by '*' (PyTorch leaves them arbitrary, and the
@@ -62,14 +56,6 @@ std::string fmt_strides(std::array<index_t, R> const& st, std::array<index_t, R>
     }
     os << ']';
     return os.str();
-}
-
-template <std::size_t R>
-index_t numel_of(std::array<index_t, R> const& s)
-{
-    index_t n = 1;
-    for (auto v : s) n *= v;
-    return n;
 }
 
 // Calls f(idx, flat) for every multi-index in row-major order.

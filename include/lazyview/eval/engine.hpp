@@ -1,17 +1,19 @@
 #pragma once
 // The engine: a plain copy_plan turned into bytes and specialised.
-//   1. The run contiguous on both sides becomes one wide element (FLUX pack: 2 fp32 = 8 bytes);
-//      a run longer than 64 bytes stays a memcpy per outer iteration.
+//   1. The run contiguous on both sides becomes one wide element (FLUX pack: 2 fp32 = 8 bytes;
+//      an odd run under 64 bytes is one element too); a run over 256 bytes stays a memcpy per
+//      outer iteration.
 //   2. If the unit-stride loops of the two sides differ, the plan is a batched 2-D transpose:
-//      group A (contiguous in the destination) and group B (contiguous in the source) are grown
-//      to about 64 elements each, and tiles of T x T wide elements move through registers
-//      (kernels/micro). Rows of a tile are addressed through small offset tables, so a group may
-//      combine dims with unrelated strides on its other side.
-//   3. Otherwise one strided inner loop of wide elements.
-// Outer loops are split over threads in balanced chunks.
+//      group A (contiguous in the destination, up to 64 elements) and group B (contiguous in the
+//      source, up to 1024) are grown, and tiles of T x T wide elements move through registers
+//      (kernels/micro). Rows of a tile are addressed through offset tables, so a group may
+//      combine dims with unrelated strides on its other side. Large destinations go through a
+//      buffer and out by streaming stores.
+//   3. Otherwise a strided loop of wide elements.
+// Work units (outer iterations, times blocks of A and chunks of B for transposes) are split over
+// threads in balanced ranges.
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
 #include "kernels.hpp"
 #include "microkernels.hpp"
@@ -265,7 +267,7 @@ inline void group_offsets(const byte_loop* g, int ng, bool src_side, index_t fir
 /// boundary (copying some elements twice, harmlessly: source and destination never overlap
 /// here, and both copies belong to the same work unit). With fewer than T rows or indices, the
 /// elements go one at a time.
-template <int E, bool NT, class DRow>
+template <int E, class DRow>
 inline void transpose_tiles(const char* s, const index_t* offA, index_t na, index_t b0, index_t b1, DRow drow) {
   constexpr int T = micro<E>::T;
   const char* srows[T];
@@ -284,8 +286,8 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
     char* drows[G * T];
     int ng = 0;
     for (index_t bt = bg; ng < G && bt < b1; bt += T, ++ng) {
-      bs[ng] = (bt + T <= b1 ? bt : b1 - T) * E;
-      for (int i = 0; i < T; ++i) drows[ng * T + i] = drow(bs[ng] / E + i);
+      bs[ng] = bt + T <= b1 ? bt : b1 - T;
+      for (int i = 0; i < T; ++i) drows[ng * T + i] = drow(bs[ng] + i);
     }
     for (index_t at = 0;; at += T) {
       const index_t a = at + T <= na ? at : na - T;
@@ -294,10 +296,10 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
       for (int k = 0; k < ng; ++k) {
         char* dr[T];
         for (int i = 0; i < T; ++i) {
-          srows[i] = sbase[i] + bs[k];
+          srows[i] = sbase[i] + bs[k] * E;
           dr[i] = drows[k * T + i] + a * E;
         }
-        micro<E>::template run<NT>(srows, dr);
+        micro<E>::run(srows, dr);
       }
       if (a + T >= na) break;
     }
@@ -320,7 +322,7 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
   group_offsets(p.ga, p.na, true, a_begin, na, offA);
   char* const dcol = d + a_begin * E;
   if (!p.buffered) {
-    transpose_tiles<E, false>(s, offA, na, b_begin, b_end, [&](index_t b) { return dcol + offB[b]; });
+    transpose_tiles<E>(s, offA, na, b_begin, b_end, [&](index_t b) { return dcol + offB[b]; });
     return;
   }
   constexpr index_t buf_row = transpose_block_bytes;
@@ -330,7 +332,7 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
   for (index_t b0 = b_begin; b0 < b_end;) {
     // A last block shorter than a tile joins the one before it.
     const index_t b1 = b_end - b0 < transpose_block_b + T ? b_end : b0 + transpose_block_b;
-    transpose_tiles<E, false>(s, offA, na, b0, b1, [&](index_t b) { return buf + (b - b0) * buf_row; });
+    transpose_tiles<E>(s, offA, na, b0, b1, [&](index_t b) { return buf + (b - b0) * buf_row; });
     for (index_t b = b0; b < b1; ++b) {
       const char* r = buf + (b - b0) * buf_row;
       if constexpr (NT)

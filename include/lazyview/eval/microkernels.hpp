@@ -29,8 +29,6 @@ inline void copy_elem(const char* s, char* d) {
 template <int E>
 struct micro {
   static constexpr int T = 1;
-  static constexpr bool has_nt = false;
-  template <bool NT = false>
   static void run(const char* const* s, char* const* d) { copy_elem<E>(s[0], d[0]); }
 };
 
@@ -41,8 +39,6 @@ struct micro {
 template <>
 struct micro<1> {
   static constexpr int T = 8;
-  static constexpr bool has_nt = false;
-  template <bool NT = false>
   static void run(const char* const* s, char* const* d) {
     __m128i r[8];
     for (int i = 0; i < 8; ++i) r[i] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s[i]));
@@ -63,8 +59,6 @@ struct micro<1> {
 template <>
 struct micro<2> {
   static constexpr int T = 8;
-  static constexpr bool has_nt = false;
-  template <bool NT = false>
   static void run(const char* const* s, char* const* d) {
     const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[0]));
     const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[1]));
@@ -95,14 +89,8 @@ struct micro<2> {
 
 #if defined(__AVX2__)
 
-/// A 32-byte store; streaming (non-temporal) when NT, which needs a 32-byte aligned address.
-template <bool NT>
-inline void store(char* d, __m256 v) {
-  if constexpr (NT)
-    _mm256_stream_ps(reinterpret_cast<float*>(d), v);
-  else
-    _mm256_storeu_ps(reinterpret_cast<float*>(d), v);
-}
+/// A 32-byte unaligned store.
+inline void store(char* d, __m256 v) { _mm256_storeu_ps(reinterpret_cast<float*>(d), v); }
 
 /// Copies n bytes with streaming stores; bytes before the first 32-byte boundary of d and after
 /// the last go by plain stores.
@@ -132,8 +120,6 @@ inline constexpr bool have_nt = true;
 template <>
 struct micro<4> {
   static constexpr int T = 8;
-  static constexpr bool has_nt = true;
-  template <bool NT = false>
   static void run(const char* const* s, char* const* d) {
     __m256 r[8];
     for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(reinterpret_cast<const float*>(s[i]));
@@ -145,22 +131,20 @@ struct micro<4> {
     const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
     const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
     const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    store<NT>(d[0], _mm256_permute2f128_ps(u0, u4, 0x20));
-    store<NT>(d[1], _mm256_permute2f128_ps(u1, u5, 0x20));
-    store<NT>(d[2], _mm256_permute2f128_ps(u2, u6, 0x20));
-    store<NT>(d[3], _mm256_permute2f128_ps(u3, u7, 0x20));
-    store<NT>(d[4], _mm256_permute2f128_ps(u0, u4, 0x31));
-    store<NT>(d[5], _mm256_permute2f128_ps(u1, u5, 0x31));
-    store<NT>(d[6], _mm256_permute2f128_ps(u2, u6, 0x31));
-    store<NT>(d[7], _mm256_permute2f128_ps(u3, u7, 0x31));
+    store(d[0], _mm256_permute2f128_ps(u0, u4, 0x20));
+    store(d[1], _mm256_permute2f128_ps(u1, u5, 0x20));
+    store(d[2], _mm256_permute2f128_ps(u2, u6, 0x20));
+    store(d[3], _mm256_permute2f128_ps(u3, u7, 0x20));
+    store(d[4], _mm256_permute2f128_ps(u0, u4, 0x31));
+    store(d[5], _mm256_permute2f128_ps(u1, u5, 0x31));
+    store(d[6], _mm256_permute2f128_ps(u2, u6, 0x31));
+    store(d[7], _mm256_permute2f128_ps(u3, u7, 0x31));
   }
 };
 
 template <>
 struct micro<8> {
   static constexpr int T = 4;
-  static constexpr bool has_nt = true;
-  template <bool NT = false>
   static void run(const char* const* s, char* const* d) {
     const __m256d r0 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[0]));
     const __m256d r1 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[1]));
@@ -168,10 +152,10 @@ struct micro<8> {
     const __m256d r3 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[3]));
     const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
     const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-    store<NT>(d[0], _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x20)));
-    store<NT>(d[1], _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x20)));
-    store<NT>(d[2], _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x31)));
-    store<NT>(d[3], _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31)));
+    store(d[0], _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x20)));
+    store(d[1], _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x20)));
+    store(d[2], _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x31)));
+    store(d[3], _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31)));
   }
 };
 
@@ -180,8 +164,6 @@ struct micro<8> {
 template <>
 struct micro<4> {
   static constexpr int T = 4;
-  static constexpr bool has_nt = false;
-  template <bool NT = false>
   static void run(const char* const* s, char* const* d) {
     __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(s[0]));
     __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(s[1]));
@@ -198,8 +180,6 @@ struct micro<4> {
 template <>
 struct micro<8> {
   static constexpr int T = 2;
-  static constexpr bool has_nt = false;
-  template <bool NT = false>
   static void run(const char* const* s, char* const* d) {
     const __m128d r0 = _mm_loadu_pd(reinterpret_cast<const double*>(s[0]));
     const __m128d r1 = _mm_loadu_pd(reinterpret_cast<const double*>(s[1]));
