@@ -1,7 +1,8 @@
 // Fold cost of chains that stay views (no data moves). Names:
 //   fold/<dynamic|static>/<n>op/fold        lazyview::fold(e) of a chain built once
-//   fold/<dynamic|static>/<n>op/build_fold  building the chain (each dynamic op checks eagerly,
-//                                           i.e. folds) and folding it, every iteration
+//   fold/<dynamic|static>/<n>op/build_fold  building the chain (each dynamic op checks eagerly:
+//                                           its rule on its child's kept state, fold/shown.hpp)
+//                                           and folding it, every iteration
 // Dynamic sizes are laundered through DoNotOptimize every iteration so nothing is precomputed.
 // Expected: nanoseconds for dynamic chains, ~0 for static ones (a reference to a constexpr fold).
 #include <lazyview/lazyview.hpp>

@@ -332,7 +332,7 @@ def main():
         w("## Fold cost of chains that stay views (no data moves)")
         w("")
         w("`fold` = `lazyview::fold(e)` of a chain built once; `build_fold` = building the chain "
-          "(each dynamic op checks its arguments eagerly, i.e. folds) and folding it, every iteration. "
+          "(each dynamic op checks its arguments eagerly: its rule applied to its child's kept sizes and strides) and folding it, every iteration. "
           "Chains over a (2,16,128,128) tensor: 3 ops `view(B,C,H*W).transpose(1,2).narrow(1,0,1024)`; "
           "4 ops `view(B,C,H/2,2,W/2,2).permute(0,2,4,1,3,5).select(0,0).slice(0,0,32,2)`; "
           "5 ops: the 4-op chain then `unsqueeze(1)`. Static chains use `from_blob<2,16,128,128>` and `c<N>`.")

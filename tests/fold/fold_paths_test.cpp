@@ -77,6 +77,40 @@ BOOST_AUTO_TEST_CASE(rules_after_a_copy_follow_the_copy) {
   });
 }
 
+// A dynamic node keeps what PyTorch shows (fold/shown.hpp); the fold from the base must agree
+// with it, for views (where fold() starts from the kept state) and after a copy (where it walks
+// the chain from the leaf and rebuilds the physical side).
+template <class E>
+void kept_matches_the_fold(const E& e) {
+  const auto& kept = e.meta;
+  const auto f = fold(e);
+  BOOST_TEST(kept.view == f.view);
+  BOOST_TEST(kept.offset == f.offset.v);
+  for (int i = 0; i < E::rank; ++i) {
+    BOOST_TEST(kept.sizes[i] == f.sizes[i].v);
+    BOOST_TEST(kept.strides[i] == f.strides[i].v);
+  }
+  BOOST_TEST(e.numel() == f.numel().v);
+  BOOST_TEST(e.is_contiguous() == f.contiguous());
+}
+
+BOOST_AUTO_TEST_CASE(a_node_keeps_what_pytorch_shows) {
+  std::vector<float> b(2 * 16 * 8 * 6);
+  auto x = from_blob(b.data(), {2, 16, 8, 6});
+  auto pack = x.view(2, 16, 4, 2, 3, 2).permute(0, 2, 4, 1, 3, 5);
+  kept_matches_the_fold(pack);                                 // a view
+  kept_matches_the_fold(pack.select(0, 1).slice(0, 1, 4, 2));  // a view with an offset
+  auto packed = pack.reshape(2, 12, 64);
+  kept_matches_the_fold(packed);                    // a copy: (12,64) row-major strides
+  kept_matches_the_fold(packed.narrow(2, 3, 40));   // ops after the copy follow the copy
+  kept_matches_the_fold(packed.transpose(0, 2).unsqueeze(1));
+  // a static prefix continued by dynamic ops keeps the static marks of the prefix
+  auto mixed = from_blob<2, 3, 4>(b.data()).permute<2, 0, 1>().narrow(1, 0, 1);
+  BOOST_TEST(fold(mixed).sizes[0].s);
+  BOOST_TEST(!fold(mixed).sizes[1].s);
+  kept_matches_the_fold(mixed);
+}
+
 BOOST_AUTO_TEST_CASE(errors_are_thrown_at_the_failing_call) {
   std::vector<float> b(24);
   auto x = from_blob(b.data(), {2, 3, 4});

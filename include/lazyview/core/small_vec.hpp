@@ -18,6 +18,9 @@ struct ivals {
   }
   constexpr void insert(int at, ival x) {
     assume_room();
+#if defined(__GNUC__)
+    if (at < 0 || at > n) __builtin_unreachable();  // callers insert at wrapped dims
+#endif
     for (int i = n; i > at; --i) v[i] = v[i - 1];
     v[at] = x;
     ++n;

@@ -55,7 +55,7 @@ struct tensor_ref : expr_ops<tensor_ref<T, X>> {
       for (int i = 0; i < rank; ++i) {
         s.sizes[i] = dv(ext.sizes[i]);
         s.strides[i] = dv(ext.strides[i]);
-        empty = empty || ext.sizes[i] == 0;
+        empty |= ext.sizes[i] == 0;
       }
       s.offset = sv(0);
       s.view = true;

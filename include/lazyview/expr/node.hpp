@@ -1,7 +1,8 @@
 #pragma once
-// Expression nodes and the member API every expression shares. A node holds its child by value
-// and its op's arguments; nothing else. Every op checks its arguments eagerly: a static chain at
-// compile time (diag/), a dynamic one by folding and throwing PyTorch's error.
+// Expression nodes and the member API every expression shares. A node holds its child by value,
+// its op's arguments and, when dynamic, what PyTorch would show of its result (fold/shown.hpp).
+// Every op checks its arguments eagerly: a static chain at compile time (diag/), a dynamic one
+// by applying its rule to its child's shown state and throwing PyTorch's error.
 #include <array>
 #include <type_traits>
 
@@ -50,9 +51,16 @@ struct node : expr_ops<node<Child, Op>> {
 
   Child child{};
   [[no_unique_address]] Op op{};
+  /// PyTorch's sizes, strides, offset and view flag of the result, computed when the op was
+  /// called (a static node has them in static_shown_v and keeps nothing).
+  struct no_meta {};
+  [[no_unique_address]] std::conditional_t<is_static, no_meta, shown<rank>> meta{};
 
   constexpr node() = default;
-  constexpr node(const Child& c, const Op& o) : child(c), op(o) {}
+  /// @throws index_error / shape_error as PyTorch raises them (dynamic nodes).
+  constexpr node(const Child& c, const Op& o) : child(c), op(o) {
+    if constexpr (!is_static) meta = detail::shown_after<rank>(c, o);
+  }
 
   constexpr value_type* base() const { return child.base(); }
 };
@@ -69,12 +77,7 @@ constexpr norm_t<A> norm(A a) {
 
 template <class N>
 constexpr N checked(const N& n) {
-  if constexpr (N::is_static) {
-    diag::check<N>();
-  } else {
-    const auto s = fold(n);
-    if (s.error) throw_error(s.error);
-  }
+  if constexpr (N::is_static) diag::check<N>();  // a dynamic node checked itself when built
   return n;
 }
 
@@ -249,21 +252,25 @@ struct expr_ops {
 
   // ---- queries (PyTorch's view of the result) ----
   /// Sizes, outermost first.
-  constexpr auto sizes() const { return to_array<D::rank>(fold(start()).sizes); }
+  constexpr auto sizes() const { return shown_of(start()).sizes; }
   /// The strides PyTorch would show: of the view, or of PyTorch's contiguous copy after a copying reshape.
-  constexpr auto strides() const { return to_array<D::rank>(fold(start()).strides); }
+  constexpr auto strides() const { return shown_of(start()).strides; }
   /// size(d), d may be negative.
   constexpr index_t size(index_t d) const {
     error_info e{};
     const index_t w = wrap_dim(d, D::rank, e);
     if (e) throw_error(e);
-    return fold(start()).sizes[static_cast<int>(w)].v;
+    return shown_of(start()).sizes[static_cast<std::size_t>(w)];
   }
-  constexpr index_t numel() const { return fold(start()).numel().v; }
+  constexpr index_t numel() const { return shown_of(start()).numel(); }
   static constexpr int dim() { return D::rank; }
   /// True when PyTorch's result aliases the base (no reshape in the chain copied).
-  constexpr bool is_view() const { return fold(start()).view; }
-  constexpr bool is_contiguous() const { return fold(start()).contiguous(); }
+  constexpr bool is_view() const { return shown_of(start()).view; }
+  constexpr bool is_contiguous() const {
+    fold_state<0> s;
+    load_shown(s, shown_of(start()));
+    return s.contiguous();
+  }
 
   /// Reference to element (i, j, ...) in the base memory (negative indices count from the end).
   template <int_like... I>
@@ -289,14 +296,6 @@ struct expr_ops {
 
   /// Evaluates into a new owning row-major tensor (64-byte aligned).
   auto contiguous() const { return evaluate_contiguous(start()); }
-
- private:
-  template <int N>
-  static constexpr std::array<index_t, N> to_array(const shape_vec& v) {
-    std::array<index_t, N> a{};
-    for (int i = 0; i < N; ++i) a[static_cast<std::size_t>(i)] = v[i].v;
-    return a;
-  }
 };
 
 #undef LAZYVIEW_NO_TEMPORARY

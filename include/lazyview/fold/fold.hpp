@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "ops.hpp"
+#include "shown.hpp"
 
 namespace lazyview {
 
@@ -22,21 +23,6 @@ inline constexpr int levels_of = E::depth + 1;
 
 template <class E>
 using fold_state_of = fold_state<levels_of<E>>;
-
-namespace detail {
-
-/// Plain recursion: every node's rule, innermost first.
-template <class E, int L>
-constexpr void fold_all(fold_state<L>& s, const E& e) {
-  if constexpr (E::depth == 0) {
-    e.fold_leaf_into(s);
-  } else {
-    fold_all(s, e.child);
-    if (!s.error) e.op.apply(s);
-  }
-}
-
-}  // namespace detail
 
 namespace detail {
 
@@ -61,9 +47,30 @@ inline constexpr fold_state_of<E> static_fold_v = [] {
   return s;
 }();
 
+/// What PyTorch shows of a static chain, computed once per type at compile time.
+template <class E>
+inline constexpr shown<E::rank> static_shown_v = to_shown<E::rank>(static_fold_v<E>);
+
+/// What PyTorch would show of e, without its physical side: a static chain's constexpr fold, a
+/// dynamic leaf's extents, or what a dynamic node kept when it was built (expr/node.hpp).
+template <foldable E>
+constexpr decltype(auto) shown_of(const E& e) {
+  if constexpr (E::is_static) {
+    return (static_shown_v<E>);
+  } else if constexpr (E::depth == 0) {
+    fold_state<0> s;
+    e.fold_leaf_into(s);
+    return to_shown<E::rank>(s);
+  } else {
+    return (e.meta);
+  }
+}
+
 namespace detail {
 
-/// Like fold_all, but a static prefix is copied from its constexpr fold instead of re-folded.
+/// Like fold_all, but a static prefix is copied from its constexpr fold instead of re-folded,
+/// and a dynamic node that is a view starts from what it kept: a view's layout is its flat
+/// PyTorch layout, so nothing below it needs folding again.
 template <class E, int L>
 constexpr void fold_into(fold_state<L>& s, const E& e) {
   if constexpr (E::is_static) {
@@ -71,9 +78,27 @@ constexpr void fold_into(fold_state<L>& s, const E& e) {
   } else if constexpr (E::depth == 0) {
     e.fold_leaf_into(s);
   } else {
+    if (e.meta.view) {
+      load_shown(s, e.meta);
+      return;
+    }
     fold_into(s, e.child);
     if (!s.error) e.op.apply(s);
   }
+}
+
+/// PyTorch's side after applying `o` to `c`, as a dynamic node keeps it: one op's work.
+/// @throws index_error / shape_error with PyTorch's message, as PyTorch raises at the call.
+template <int R, class Child, class Op>
+constexpr shown<R> shown_after(const Child& c, const Op& o) {
+  fold_state<0> s;
+  if constexpr (!Child::is_static && Child::depth == 0)
+    c.fold_leaf_into(s);
+  else
+    load_shown(s, shown_of(c));
+  o.apply(s);
+  if (s.error) throw_error(s.error);
+  return to_shown<R>(s);
 }
 
 template <class E>

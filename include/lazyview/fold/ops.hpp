@@ -61,8 +61,8 @@ constexpr void op_unflatten(fold_state<L>& s, ival dim, shape_vec parts) {
   const int d = detail::wrap(s, dim, r);
   if (s.error) return;
   const shape_vec given = parts;
-  error_info e = infer_size(parts, s.sizes[d]);
-  if (e) {
+  error_info e{};
+  if (infer_size(parts, s.sizes[d], e)) {
     if (e.code == err::two_inferred) {
       e.code = err::unflatten_two_inferred;
     } else if (e.code == err::numel_mismatch) {
@@ -133,6 +133,12 @@ constexpr void op_transpose(fold_state<L>& s, ival a, ival b) {
   if (s.error) return;
   const int y = detail::wrap(s, b, r);
   if (s.error || x == y) return;
+  if (s.empty || !s.phys) {  // PyTorch's side only: a swap, without building a permutation
+    const ival sz = s.sizes[x], st = s.strides[x];
+    s.sizes[x] = s.sizes[y], s.strides[x] = s.strides[y];
+    s.sizes[y] = sz, s.strides[y] = st;
+    return;
+  }
   int p[max_rank]{};
   for (int i = 0; i < r; ++i) p[i] = i;
   p[x] = y;

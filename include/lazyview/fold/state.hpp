@@ -12,7 +12,8 @@
 
 namespace lazyview {
 
-/// @tparam L capacity in levels; a chain of n ops never needs more than n + 1.
+/// @tparam L capacity in levels; a chain of n ops never needs more than n + 1. L = 0 keeps
+///         PyTorch's side only (the physical side is never materialized): a dynamic op's check.
 template <int L>
 struct fold_state {
   shape_vec sizes;     ///< logical sizes
@@ -22,7 +23,7 @@ struct fold_state {
   bool empty = false;  ///< numel == 0: the physical side is not maintained
   bool phys = false;   ///< lv[] is maintained; while false the layout is (sizes):(strides)+offset
   int nlev = 1;
-  level lv[L];         ///< lv[nlev-1] maps the logical dims; lv[0] maps into base memory
+  level lv[L > 0 ? L : 1];  ///< lv[nlev-1] maps the logical dims; lv[0] maps into base memory
   error_info error;
 
   static constexpr int capacity = L;
@@ -38,7 +39,7 @@ struct fold_state {
 /// and printing call it.
 template <int L>
 constexpr void materialize(fold_state<L>& s) {
-  if (s.phys) return;
+  if (L == 0 || s.phys) return;
   set_flat(s.lv[0], s.sizes, s.strides, s.offset);
   s.nlev = 1;
   s.phys = true;
@@ -191,7 +192,7 @@ constexpr void insert_unit(level& l, int i) {
 /// Example: (4,3):(1,4) reshape (2,6) -> copy; physical [(2,6) -> (3,4):(1,3)].
 template <int L>
 constexpr void fold_reshape(fold_state<L>& s, shape_vec req, bool allow_copy) {
-  if ((s.error = infer_size(req, s.numel()))) return;
+  if (infer_size(req, s.numel(), s.error)) return;
   view_rule_result r = compute_stride(s.sizes, s.strides, req);
   if (!r.ok) {
     if (!allow_copy) {

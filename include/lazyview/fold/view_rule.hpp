@@ -3,14 +3,16 @@
 // contiguity (c10::_compute_contiguous) and the view rule (at::computeStride).
 #include "../core/error.hpp"
 #include "../core/small_vec.hpp"
+#include <cstdint>
+#include <type_traits>
 
 namespace lazyview {
 
-/// Resolves one -1 in `req` against `numel`.
+/// Resolves one -1 in `req` against `numel`; on failure fills `e` and returns true (the success
+/// path writes nothing but the inferred size: folds call this once per view/reshape).
 /// @pre  `req` as the caller wrote it. @post on success every entry is >= 0 and multiplies to numel.
 /// Example: numel 24, [-1,4] -> [6,4]; numel 24, [5,5] -> numel_mismatch "shape '[5, 5]' ...".
-constexpr error_info infer_size(shape_vec& req, ival numel) {
-  error_info e{};
+constexpr bool infer_size(shape_vec& req, ival numel, error_info& e) {
   int infer = -1;
   ival newsize = sv(1);
   for (int i = 0; i < req.n; ++i) {
@@ -18,7 +20,7 @@ constexpr error_info infer_size(shape_vec& req, ival numel) {
       if (infer >= 0) {
         e.code = err::two_inferred;
         to_list(req, e.a, e.na);
-        return e;
+        return true;
       }
       infer = i;
     } else if (req[i].v >= 0) {
@@ -26,22 +28,23 @@ constexpr error_info infer_size(shape_vec& req, ival numel) {
     } else {
       e.code = err::invalid_size;
       e.x = req[i].v;
-      return e;
+      return true;
     }
   }
-  to_list(req, e.a, e.na);
   if (numel == newsize || (infer >= 0 && newsize.v > 0 && numel.v % newsize.v == 0)) {
-    if (infer < 0) return error_info{};
+    if (infer < 0) return false;
     if (newsize.v == 0) {  // numel is 0 too: any size fits the -1
       e.code = err::infer_ambiguous;
-      return e;
+      to_list(req, e.a, e.na);
+      return true;
     }
     req[infer] = numel / newsize;
-    return error_info{};
+    return false;
   }
   e.code = err::numel_mismatch;
+  to_list(req, e.a, e.na);
   e.x = numel.v;
-  return e;
+  return true;
 }
 
 /// Row-major strides of `sizes`, PyTorch style (a size-0 or size-1 dim counts as 1 for the dims
@@ -74,7 +77,7 @@ constexpr bool is_contiguous_layout(const shape_vec& sizes, const shape_vec& str
 /// Outcome of the view rule; on failure, which new dim straddles which chunk of old dims.
 struct view_rule_result {
   bool ok = false;
-  shape_vec strides{};
+  shape_vec strides;  // [0, n) only; zeroed only where a constant expression needs it
   int bad_new_dim = -1;            ///< the new dim that does not fit inside one chunk
   int chunk_first = -1, chunk_last = -1;  ///< the old chunk (dims) it was being matched against
 };
@@ -84,7 +87,8 @@ struct view_rule_result {
 /// Example: (2,4,3):(12,1,4) as (2,1,4,3) -> (12,4,1,4); (4,6):(6,1) sliced to (4,4):(6,1) as
 /// (16) -> fails (new dim 0 spans chunks {0} and {1}).
 constexpr view_rule_result compute_stride(const shape_vec& old_sz, const shape_vec& old_st, const shape_vec& new_sz) {
-  view_rule_result r{};
+  view_rule_result r;
+  if (std::is_constant_evaluated()) r.strides = shape_vec{};
   r.strides.n = new_sz.n;
   if (old_sz.n == 0) {
     for (int i = 0; i < new_sz.n; ++i) r.strides[i] = sv(1);
@@ -113,7 +117,7 @@ constexpr view_rule_result compute_stride(const shape_vec& old_sz, const shape_v
   int chunk_last = old_sz.n - 1;
   for (int t = old_sz.n - 1; t >= 0; --t) {
     t_cnt = t_cnt * old_sz[t];
-    bool chunk_ends = t == 0 || (old_sz[t - 1].v != 1 && old_st[t - 1].v != (t_cnt * base).v);
+    bool chunk_ends = t == 0 || (old_sz[t - 1].v != 1 && old_st[t - 1].v != t_cnt.v * base.v);
     if (!chunk_ends) continue;
     while (v >= 0 && (v_cnt.v < t_cnt.v || new_sz[v].v == 1)) {
       r.strides[v] = v_cnt * base;
@@ -144,15 +148,16 @@ constexpr view_rule_result compute_stride(const shape_vec& old_sz, const shape_v
 /// maybe_wrap_dim: maps d in [-n, n-1] to [0, n-1] (a 0-d tensor wraps as if it had one dim).
 /// On failure fills the PyTorch IndexError and returns -1.
 constexpr index_t wrap_dim(index_t d, int n, error_info& e) {
-  index_t m = n > 0 ? n : 1;
-  if (d < -m || d > m - 1) {
+  const index_t m = n > 0 ? n : 1;
+  const index_t w = d < 0 ? d + m : d;
+  if (static_cast<std::uint64_t>(w) >= static_cast<std::uint64_t>(m)) {  // w < 0 or w >= m
     e.code = err::dim_out_of_range;
     e.x = d;
     e.y = -m;
     e.z = m - 1;
     return -1;
   }
-  return d < 0 ? d + m : d;
+  return w;
 }
 
 }  // namespace lazyview
