@@ -289,18 +289,12 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
       bs[ng] = bt + T <= b1 ? bt : b1 - T;
       for (int i = 0; i < T; ++i) drows[ng * T + i] = drow(bs[ng] + i);
     }
+    // Per tile, only two offsets change (along the source rows, along the destination rows):
+    // the row pointers are built once per T indices of A and once per G tiles of B.
     for (index_t at = 0;; at += T) {
       const index_t a = at + T <= na ? at : na - T;
-      const char* sbase[T];
-      for (int i = 0; i < T; ++i) sbase[i] = s + offA[a + i];
-      for (int k = 0; k < ng; ++k) {
-        char* dr[T];
-        for (int i = 0; i < T; ++i) {
-          srows[i] = sbase[i] + bs[k] * E;
-          dr[i] = drows[k * T + i] + a * E;
-        }
-        micro<E>::run(srows, dr);
-      }
+      for (int i = 0; i < T; ++i) srows[i] = s + offA[a + i];
+      for (int k = 0; k < ng; ++k) micro<E>::run(srows, bs[k] * E, drows + k * T, a * E);
       if (a + T >= na) break;
     }
   }
