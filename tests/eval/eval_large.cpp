@@ -158,6 +158,29 @@ BOOST_AUTO_TEST_CASE(owning_tensor)
     check_eval<double>(et, std::array<index_t, 2>{7, 0}, [](index_t) { return 0.0; }, "empty tensor .t()");
 }
 
+BOOST_AUTO_TEST_CASE(copy_between_static_chains_uses_the_constant_plan)
+{
+    // FLUX unpack (1,16,12,10), static on both sides, into a transposed static destination: the
+    // plan is a compile-time constant; the values must be the dynamic copy's.
+    constexpr index_t C = 16, H = 12, W = 10;
+    auto src = make_buffer<float>(C * H * W);
+    std::vector<float> a(C * H * W, -1.f), b(C * H * W, -2.f);
+    auto sta = lv::from_blob<1, (H / 2) * (W / 2), C * 4>(src.data())
+                   .view<1, H / 2, W / 2, C, 2, 2>()
+                   .permute<0, 3, 1, 4, 2, 5>()
+                   .reshape<1, C, H, W>();
+    auto dyn = lv::from_blob(src.data(), {1, (H / 2) * (W / 2), C * 4})
+                   .view(1, H / 2, W / 2, C, 2, 2)
+                   .permute(0, 3, 1, 4, 2, 5)
+                   .reshape(1, C, H, W);
+    for (unsigned th : {1u, 2u}) {
+        lv::copy(sta, lv::from_blob<1, W, H, C>(a.data()).permute<0, 3, 2, 1>(), lv::threads{th});
+        lv::copy(dyn, lv::from_blob(b.data(), {1, W, H, C}).permute(0, 3, 2, 1), lv::threads{th});
+        BOOST_TEST(a == b);
+    }
+    BOOST_TEST(a[((3 * H) + 5) * C + 7] == dyn(0, 7, 5, 3));  // out(0, c, h, w) at [w][h][c]
+}
+
 BOOST_AUTO_TEST_CASE(copy_size_mismatch)
 {
     std::vector<float> a(6), b(6);

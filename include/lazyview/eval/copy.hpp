@@ -65,6 +65,10 @@ inline constexpr copy_plan static_contiguous_plan_v = [] {
   return make_plan(static_physical_v<E>, physical(d));
 }();
 
+/// The plan of copy() between two static chains, a constant like static_contiguous_plan_v.
+template <class S, class D>
+inline constexpr copy_plan static_copy_plan_v = make_plan(static_physical_v<S>, static_physical_v<D>);
+
 /// The element offsets [lo, hi] a fold can touch (from its memory-level modes).
 template <int L>
 constexpr void memory_span(const fold_state<L>& s, index_t& lo, index_t& hi) {
@@ -132,7 +136,11 @@ void copy(const Src& src_expr, Dst&& dst_expr, threads th = {}) {
     detail::execute(fold(ref), staged.data(), df, dst.base(), th);
     return;
   }
-  detail::execute(sf, src.base(), df, dst.base(), th);
+  if constexpr (S::is_static && D::is_static) {
+    if (!sf.empty && !df.empty) detail::run_plan(detail::static_copy_plan_v<S, D>, detail::static_physical_v<S>, src.base(), dst.base(), th);
+  } else {
+    detail::execute(sf, src.base(), df, dst.base(), th);
+  }
 }
 
 /// contiguous(): a new owning row-major tensor holding e's values.
