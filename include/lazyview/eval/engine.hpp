@@ -21,8 +21,10 @@
 namespace lazyview {
 
 /// A loop in bytes.
+/// No default member initialisers: a plan has room for 96 of them and uses a few (only
+/// [0, nouter), [0, na) and [0, nb) are read), so initialising all was a cost of every copy.
 struct byte_loop {
-  index_t n = 1, ss = 0, ds = 0;
+  index_t n, ss, ds;
 };
 
 /// The specialised plan.
@@ -35,8 +37,8 @@ struct engine_plan {
   int na = 0, nb = 0;
   byte_loop ga[max_loops], gb[max_loops];  ///< transpose groups, innermost member first
   index_t nA = 1, nB = 1;
-  byte_loop inner;         ///< kind strided: innermost loop
-  byte_loop inner2;        ///< kind strided: the loop around it (n = 1 if none)
+  byte_loop inner{1, 0, 0};   ///< kind strided: innermost loop
+  byte_loop inner2{1, 0, 0};  ///< kind strided: the loop around it (n = 1 if none)
   index_t src_off = 0, dst_off = 0;
   bool nt = false;         ///< streaming stores (set by use_streaming_stores)
   bool buffered = false;   ///< kind transpose: tiles go through a buffer, rows out whole
@@ -200,6 +202,9 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
   // transpose of whole elements.
   const int in = a0 >= 0 ? a0 : (b0 >= 0 ? b0 : n - 1);
   const int in2 = b0 >= 0 && b0 != in ? b0 : -1;
+#if defined(__GNUC__)
+  if (in < 0 || in >= n) __builtin_unreachable();  // n > 0 here; says so to g++'s flow analysis
+#endif
   e.inner = l[in];
   for (int k = 0; k < n; ++k)
     if (k != in && k != in2) e.outer[e.nouter++] = l[k];

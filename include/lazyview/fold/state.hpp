@@ -45,20 +45,14 @@ constexpr void materialize(fold_state<L>& s) {
   s.phys = true;
 }
 
-/// A copy of s with its physical levels maintained.
-template <int L>
-constexpr fold_state<L> physical(const fold_state<L>& s) {
-  fold_state<L> r = s;
-  materialize(r);
-  return r;
-}
-
 /// Widens a state to a larger level capacity (a static prefix folded at compile time, continued
-/// by dynamic ops).
+/// by dynamic ops). Copies the levels in use only: a state has room for one per op (about 700
+/// bytes each), and copying all of them was a large part of a small copy's fixed cost.
 template <int L2, int L1>
 constexpr fold_state<L2> widen(const fold_state<L1>& s) {
   static_assert(L2 >= L1);
-  fold_state<L2> r{};
+  fold_state<L2> r;
+  if (std::is_constant_evaluated()) r = fold_state<L2>{};  // a constexpr state is fully initialised
   r.sizes = s.sizes;
   r.strides = s.strides;
   r.offset = s.offset;
@@ -69,6 +63,14 @@ constexpr fold_state<L2> widen(const fold_state<L1>& s) {
   if (s.phys)
     for (int i = 0; i < s.nlev; ++i) r.lv[i] = s.lv[i];
   r.error = s.error;
+  return r;
+}
+
+/// A copy of s with its physical levels maintained.
+template <int L>
+constexpr fold_state<L> physical(const fold_state<L>& s) {
+  fold_state<L> r = widen<L>(s);
+  materialize(r);
   return r;
 }
 
