@@ -202,6 +202,13 @@ BOOST_AUTO_TEST_CASE(copy_size_mismatch)
           "copy(): source sizes [3, 2] do not match destination sizes [2, 3]");
     check([&] { lv::copy(lv::from_blob(a.data(), {6}), lv::from_blob(b.data(), {5})); },
           "copy(): source sizes [6] do not match destination sizes [5]");
+    // static on both sides: the same run-time error (no constant plan is built for the pair)
+    std::vector<float> x(36), y(36);
+    check([&] { lv::copy(lv::from_blob<5, 7>(x.data()).t(), lv::from_blob<4, 9>(y.data())); },
+          "copy(): source sizes [7, 5] do not match destination sizes [4, 9]");
+    check([&] { lv::copy(lv::from_blob<6, 4>(x.data()), lv::from_blob<4, 3, 2>(y.data()).permute<2, 1, 0>().reshape<6, 4>()); },
+          "copy(): the destination is not a view of its memory (a reshape in its chain copies in PyTorch); "
+          "write into a view instead");
 }
 
 }  // namespace

@@ -66,8 +66,20 @@ inline constexpr copy_plan static_contiguous_plan_v = [] {
 }();
 
 /// The plan of copy() between two static chains, a constant like static_contiguous_plan_v.
+/// @pre static_copy_runs_v<S, D> (make_plan needs equal sizes and a destination view).
 template <class S, class D>
 inline constexpr copy_plan static_copy_plan_v = make_plan(static_physical_v<S>, static_physical_v<D>);
+
+/// Whether copy() runs static_copy_plan_v: both chains static, of equal sizes, into a view. Any
+/// other static pair takes the run-time path, which throws PyTorch-style before planning (the
+/// constant plan of a mismatched pair would not even compile: its modes never meet).
+template <class S, class D>
+inline constexpr bool static_copy_runs_v = [] {
+  if constexpr (S::is_static && D::is_static && S::rank == D::rank)
+    return static_shown_v<S>.sizes == static_shown_v<D>.sizes && static_shown_v<D>.view;
+  else
+    return false;
+}();
 
 /// The element offsets [lo, hi] a fold can touch (from its memory-level modes).
 template <int L>
@@ -136,7 +148,7 @@ void copy(const Src& src_expr, Dst&& dst_expr, threads th = {}) {
     detail::execute(fold(ref), staged.data(), df, dst.base(), th);
     return;
   }
-  if constexpr (S::is_static && D::is_static) {
+  if constexpr (detail::static_copy_runs_v<S, D>) {
     if (!sf.empty && !df.empty) detail::run_plan(detail::static_copy_plan_v<S, D>, detail::static_physical_v<S>, src.base(), dst.base(), th);
   } else {
     detail::execute(sf, src.base(), df, dst.base(), th);

@@ -68,9 +68,9 @@ constexpr decltype(auto) shown_of(const E& e) {
 
 namespace detail {
 
-/// Like fold_all, but a static prefix is copied from its constexpr fold instead of re-folded,
-/// and a dynamic node that is a view starts from what it kept: a view's layout is its flat
-/// PyTorch layout, so nothing below it needs folding again.
+/// Every node's rule, innermost first; but a static prefix is copied from its constexpr fold
+/// instead of re-folded, and a dynamic node that is a view starts from what it kept: a view's
+/// layout is its flat PyTorch layout, so nothing below it needs folding again.
 template <class E, int L>
 constexpr void fold_into(fold_state<L>& s, const E& e) {
   if constexpr (E::is_static) {
