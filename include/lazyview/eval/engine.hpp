@@ -287,6 +287,11 @@ namespace kernels {
 /// indices 1, 2, 3 are (1,0), (0,1), (1,1), so 12, 4, 16.
 inline void group_offsets(const byte_loop* g, int ng, bool src_side, index_t first, index_t count,
                           index_t* out) {
+  if (ng == 1) {  // one member: an arithmetic progression (FLUX unpack's A group)
+    const index_t st = src_side ? g[0].ss : g[0].ds;
+    for (index_t i = 0; i < count; ++i) out[i] = (first + i) * st;
+    return;
+  }
   index_t idx[max_loops], off = 0;
   for (int m = 0; m < ng; ++m) {
     idx[m] = first % g[m].n;
@@ -367,16 +372,21 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
   static_assert(T * E <= transpose_block_bytes);
   alignas(64) char buf[(transpose_block_b + T) * buf_row];
   const index_t row_bytes = na * E;
+  // Rows of whole 32-byte blocks at aligned starts (every row then: use_streaming_stores
+  // checked the destination strides of B) skip copy_nt's head and tail.
+  [[maybe_unused]] const bool blocks = row_bytes % 32 == 0 && reinterpret_cast<std::uintptr_t>(dcol) % 32 == 0;
   for (index_t b0 = b_begin; b0 < b_end;) {
     // A last block shorter than a tile joins the one before it.
     const index_t b1 = b_end - b0 < transpose_block_b + T ? b_end : b0 + transpose_block_b;
     transpose_tiles<E>(s, offA, na, b0, b1, [&](index_t b) { return buf + (b - b0) * buf_row; });
     for (index_t b = b0; b < b1; ++b) {
       const char* r = buf + (b - b0) * buf_row;
-      if constexpr (NT)
-        copy_nt(r, dcol + offB[b], row_bytes);
-      else
+      if constexpr (!NT)
         std::memcpy(dcol + offB[b], r, static_cast<std::size_t>(row_bytes));
+      else if (blocks)
+        copy_nt_blocks(r, dcol + offB[b], row_bytes);
+      else
+        copy_nt(r, dcol + offB[b], row_bytes);
     }
     b0 = b1;
   }
