@@ -249,7 +249,8 @@ def main():
       "numbers are noisy, the 2-thread ones most of all (a busy second core halves them). Every value is "
       "the **median** of the repetitions, and the tables give **ratios** to the best of memcpy and a "
       "streaming copy of the same bytes on the same thread count, measured side by side in the same run, "
-      "rather than lone times. GB/s counts bytes read + bytes written.")
+      "rather than lone times (with random interleaving, every case's repetitions are spread over the "
+      "whole run, among its baselines'). GB/s counts bytes read + bytes written.")
     w("")
     w(f"Command: `{a.command}`" + (f"; lazyview headers at {a.revision}." if a.revision else ""))
     w("")
