@@ -24,7 +24,7 @@ using index_t = std::int64_t;
 /// One benchmark case (the thread count is added at registration).
 struct workload {
   enum kind_t { chain, permute_only };
-  std::string family;  ///< flux_pack, flux_unpack, agents, transpose, perm
+  std::string family;  ///< flux_pack, flux_unpack, agents, transpose, perm, runs
   std::string dtype;   ///< fp32 or bf16 (bf16 = uint16_t storage)
   std::string shape;   ///< name part, e.g. 1x16x128x128
   int esize = 4;       ///< bytes per element

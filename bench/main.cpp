@@ -74,7 +74,7 @@ workload permutation(const char* family, const std::vector<index_t>& sizes, cons
   w.perm = perm;
   w.out = w.permuted();
   w.shape = join(sizes);
-  if (std::string(family) == "perm") {
+  if (std::string(family) != "transpose") {
     w.shape += "_p";
     for (int p : perm) w.shape += std::to_string(p);
   }
@@ -111,6 +111,18 @@ std::vector<workload> random_permutations() {
   return out;
 }
 
+/// Long runs (over 256 bytes contiguous on both sides) in either loop order: the engine picks
+/// source order unless it keeps over 4x the open runs of destination order (order_runs in
+/// eval/engine.hpp). Three shapes on each side of that rule, about 16 MiB each.
+std::vector<workload> run_orders() {
+  return {permutation("runs", {1161, 6, 656}, {1, 0, 2}),        // 6 scattered, 1161 gathered: source order
+          permutation("runs", {187, 258, 87}, {1, 0, 2}),        // 258 against 187: source order
+          permutation("runs", {30, 40, 50, 70}, {2, 0, 1, 3}),   // 50 against 1200: source order
+          permutation("runs", {16, 1024, 256}, {1, 0, 2}),       // 1024 against 16: destination order
+          permutation("runs", {8, 2048, 256}, {1, 0, 2}),        // 2048 against 8: destination order
+          permutation("runs", {30, 40, 50, 70}, {1, 2, 0, 3})};  // 2000 against 30: destination order
+}
+
 std::vector<workload> all_workloads() {
   std::vector<workload> v;
   const index_t shapes[][4] = {{1, 16, 128, 128}, {1, 16, 256, 256}, {4, 16, 256, 256}, {16, 16, 256, 256}};
@@ -121,6 +133,7 @@ std::vector<workload> all_workloads() {
   v.push_back(agents(4200, 500, 600));
   v.push_back(permutation("transpose", {4096, 4096}, {1, 0}));
   for (auto& w : random_permutations()) v.push_back(w);
+  for (auto& w : run_orders()) v.push_back(w);
   return v;
 }
 
@@ -180,6 +193,11 @@ int main(int argc, char** argv) {
     for (int t : {1, 2})
       for (const impl& im : impls) {
         if (!im.supports(w, t)) continue;
+        // The run-order cases test the engine's loop order against both plain loops; the peers
+        // are measured on the random permutations.
+        if (w.family == "runs" && im.name != "memcpy" && im.name != "stream_copy" && im.name != "loop" &&
+            im.name != "loop_srcorder" && im.name != "lazyview_copy")
+          continue;
         const std::string name = w.name(t, im.name);
         auto* b = benchmark::RegisterBenchmark(name.c_str(), [name, &w, t, &im](benchmark::State& st) {
           run_case(st, name, w, t, im);
