@@ -45,6 +45,34 @@ BOOST_AUTO_TEST_CASE(flux_pack_fp32_and_bf16_standin)
     run(std::uint16_t{});
 }
 
+BOOST_AUTO_TEST_CASE(transposes_into_destinations_at_every_offset)
+{
+    // The tile grid shifts along A so that tile rows land aligned in the destination: every
+    // start offset of the destination within a 64-byte line, fp32 and a 2-byte type, with tails
+    // in both A and B (FLUX pack (1,16,12,40): A = 32 wide elements, B = 20).
+    constexpr index_t C = 16, H = 12, W = 40, h = H / 2, w = W / 2, n = C * H * W;
+    auto run = [&]<class T>(T) {
+        auto buf = make_buffer<T>(n);
+        T const* x = buf.data();
+        auto e = lv::from_blob(x, {1, C, H, W}).view(1, C, h, 2, w, 2).permute(0, 2, 4, 1, 3, 5).reshape(1, h * w, C * 4);
+        for (index_t off = 0; off < 64 / static_cast<index_t>(sizeof(T)); ++off) {
+            std::vector<T> out(static_cast<std::size_t>(n + 64), sentinel<T>());
+            T* const d = out.data() + off;
+            lv::copy(e, lv::from_blob(d, {1, h * w, C * 4}));
+            index_t bad = 0;
+            for (index_t f = 0; f < n; ++f) {
+                index_t const k = f % (C * 4), m = f / (C * 4);
+                index_t const c = k / 4, ph = (k / 2) % 2, pw = k % 2, ih = m / w, iw = m % w;
+                bad += !(d[f] == x[c * H * W + (2 * ih + ph) * W + 2 * iw + pw]);
+            }
+            BOOST_TEST(bad == 0, "destination at +" << off << " elements: " << bad << " wrong");
+            BOOST_TEST((out[static_cast<std::size_t>(off + n)] == sentinel<T>()), "copy wrote past the end");
+        }
+    };
+    run(float{});
+    run(std::uint16_t{});
+}
+
 BOOST_AUTO_TEST_CASE(agents_example)
 {
     // actions (42, 50, 6) -> reshape(6, 7, 50, 6).permute(0, 2, 1, 3).reshape(6, 50, -1)
