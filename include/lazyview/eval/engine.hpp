@@ -132,13 +132,8 @@ inline index_t open_runs(const byte_loop* order, int n, index_t run_bytes, bool 
 inline void order_runs(engine_plan& e) {
   const int n = e.nouter;
   byte_loop by_src[max_loops];
-  for (int i = 0; i < n; ++i) {  // stable insertion sort by decreasing |source stride|
-    const byte_loop x = e.outer[i];
-    const index_t ax = x.ss < 0 ? -x.ss : x.ss;
-    int j = i - 1;
-    for (; j >= 0 && (by_src[j].ss < 0 ? -by_src[j].ss : by_src[j].ss) < ax; --j) by_src[j + 1] = by_src[j];
-    by_src[j + 1] = x;
-  }
+  for (int i = 0; i < n; ++i) by_src[i] = e.outer[i];
+  sort_by_decreasing_stride(by_src, n, [](const byte_loop& l) { return l.ss; });
   if (open_runs(by_src, n, e.run_bytes, false) > 4 * open_runs(e.outer, n, e.run_bytes, true)) return;
   for (int i = 0; i < n; ++i) e.outer[i] = by_src[i];
 }

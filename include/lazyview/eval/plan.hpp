@@ -79,6 +79,19 @@ struct mode_cursor {
 
 }  // namespace detail
 
+/// Sorts n loops by decreasing |stride(loop)|, stably: an insertion sort (constexpr, and n is
+/// at most max_loops). Example: strides 4, -64, 16 -> -64, 16, 4.
+template <class Loop, class Stride>
+constexpr void sort_by_decreasing_stride(Loop* v, int n, Stride stride) {
+  auto mag = [&](const Loop& l) { const index_t s = stride(l); return s < 0 ? -s : s; };
+  for (int i = 1; i < n; ++i) {
+    const Loop x = v[i];
+    int j = i - 1;
+    for (; j >= 0 && mag(v[j]) < mag(x); --j) v[j + 1] = v[j];
+    v[j + 1] = x;
+  }
+}
+
 /// Builds the plan for copying `src` (any fold) into `dst` (a view of equal sizes).
 /// @pre neither is empty; both physical (materialize()); src.sizes == dst.sizes; dst.view.
 /// Example: src (4,3):(1,4) reshaped (2,6) [physical [(2,6)->(3,4):(1,3)]], dst (2,6):(6,1)
@@ -170,13 +183,7 @@ constexpr copy_plan make_plan(const level& sl, bool stacked, const shape_vec& ds
   // Loop order: destination-sequential (outer loops by decreasing |destination stride|), which
   // keeps the unit-stride run of the destination innermost.
   if (p.nseg == 0) {
-    for (int i = 1; i < p.nloops; ++i) {  // stable insertion sort (constexpr, and n is tiny)
-      const loop_dim x = p.loops[i];
-      const index_t ax = x.ds < 0 ? -x.ds : x.ds;
-      int j = i - 1;
-      for (; j >= 0 && (p.loops[j].ds < 0 ? -p.loops[j].ds : p.loops[j].ds) < ax; --j) p.loops[j + 1] = p.loops[j];
-      p.loops[j + 1] = x;
-    }
+    sort_by_decreasing_stride(p.loops, p.nloops, [](const loop_dim& d) { return d.ds; });
     int w = 0;
     for (int i = 0; i < p.nloops; ++i) {
       if (w > 0) {
