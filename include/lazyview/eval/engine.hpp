@@ -349,19 +349,19 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
 }
 
 /// One work unit of a transpose: A indices [a_begin, a_end) (see split_group_a), B indices
-/// [b_begin, b_end).
+/// [b_begin, b_end). offA, offB: the offsets of every index of A (source side) and of B
+/// (destination side), from group_offsets.
 /// Buffered (large destinations): per block of transpose_block_b rows of B, tiles land in a small
 /// aligned buffer laid out like the destination, whose rows then go out whole, by streaming
 /// stores where NT. Writing a row at a time keeps one or two lines in flight, where tiles
 /// written in place keep T partial lines open per tile; and it keeps the destination rows (a
 /// power-of-two apart in a square transpose) out of the cache sets the source rows need.
 template <int E, bool NT>
-void transpose_block(const engine_plan& p, const char* s, char* d, const index_t* offB, index_t a_begin,
-                     index_t a_end, index_t b_begin, index_t b_end) {
+void transpose_block(const engine_plan& p, const char* s, char* d, const index_t* offA_all, const index_t* offB,
+                     index_t a_begin, index_t a_end, index_t b_begin, index_t b_end) {
   constexpr int T = micro<E>::T;
   const index_t na = a_end - a_begin;
-  index_t offA[transpose_direct_bytes];  // na <= max(T, transpose_direct_bytes / E)
-  group_offsets(p.ga, p.na, true, a_begin, na, offA);
+  const index_t* const offA = offA_all + a_begin;
   char* const dcol = d + a_begin * E;
   if (!p.buffered) {
     // A destination at 16 mod 64 (a std::vector of 1 MiB, from glibc) split every other 32-byte
@@ -445,11 +445,10 @@ void strided_loop_odd(const char* s, char* d, const byte_loop& in, const byte_lo
 
 /// transpose_block for elements of R = p.elem bytes, K/2 < R < K, one at a time.
 template <int K>
-void transpose_block_odd(const engine_plan& p, const char* s, char* d, const index_t* offB, index_t a_begin,
-                         index_t a_end, index_t b_begin, index_t b_end) {
+void transpose_block_odd(const engine_plan& p, const char* s, char* d, const index_t* offA_all, const index_t* offB,
+                         index_t a_begin, index_t a_end, index_t b_begin, index_t b_end) {
   const index_t R = p.elem, na = a_end - a_begin;
-  index_t offA[transpose_direct_bytes];
-  group_offsets(p.ga, p.na, true, a_begin, na, offA);
+  const index_t* const offA = offA_all + a_begin;
   char* const dcol = d + a_begin * R;
   for (index_t b = b_begin; b < b_end; ++b) {
     char* const dr = dcol + offB[b];
@@ -462,9 +461,10 @@ void transpose_block_odd(const engine_plan& p, const char* s, char* d, const ind
 
 /// Runs work units [first, last) of an engine plan.
 /// (A unit is one outer iteration, times one block of group A for transposes.)
-/// offB: the destination offsets of every index of group B (group_offsets), for transposes.
+/// offA, offB: the source offsets of every index of group A and the destination offsets of
+/// every index of group B (group_offsets), for transposes.
 inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t first, index_t last,
-                       const index_t* offB) {
+                       const index_t* offA, const index_t* offB) {
   const index_t units_per_outer = p.kind == engine_plan::transpose ? p.blocks_a * p.blocks_b : 1;
   index_t idx[max_loops]{};
   index_t outer_it = first / units_per_outer;
@@ -527,23 +527,23 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           const index_t b_end = chunk + 1 == p.blocks_b ? p.nB : b_begin + p.block_b;
           if (p.nt) {
             switch (p.elem) {
-              case 1: kernels::transpose_block<1, true>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
-              case 2: kernels::transpose_block<2, true>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
-              case 4: kernels::transpose_block<4, true>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
-              case 8: kernels::transpose_block<8, true>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
+              case 1: kernels::transpose_block<1, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
+              case 2: kernels::transpose_block<2, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
+              case 4: kernels::transpose_block<4, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
+              case 8: kernels::transpose_block<8, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
             }
             continue;
           }
           switch (p.elem) {
-            case 1: kernels::transpose_block<1, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
-            case 2: kernels::transpose_block<2, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
-            case 4: kernels::transpose_block<4, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
-            case 8: kernels::transpose_block<8, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
-            case 16: kernels::transpose_block<16, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
-            case 32: kernels::transpose_block<32, false>(p, s, d, offB, a_begin, a_end, b_begin, b_end); break;
+            case 1: kernels::transpose_block<1, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
+            case 2: kernels::transpose_block<2, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
+            case 4: kernels::transpose_block<4, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
+            case 8: kernels::transpose_block<8, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
+            case 16: kernels::transpose_block<16, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
+            case 32: kernels::transpose_block<32, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
             default:  // odd sizes under 64 bytes
               kernels::with_odd_class(p.elem, [&]<int K>() {
-                kernels::transpose_block_odd<K>(p, s, d, offB, a_begin, a_end, b_begin, b_end);
+                kernels::transpose_block_odd<K>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end);
               });
           }
         }
