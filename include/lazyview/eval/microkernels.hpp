@@ -2,9 +2,9 @@
 // In-register transposes of T x T tiles of E-byte elements (HPTT-style micro-kernels), picked at
 // compile time from the target flags: AVX2 8x8 for 4-byte and 4x4 for 8-byte elements, SSE2 8x8
 // for 1- and 2-byte, 4x4 for 4-byte and 2x2 for 8-byte ones, and a portable element loop otherwise.
-// A tile reads T source rows (each T elements contiguous) and writes T destination rows; rows
-// are given as pointers, so either side's rows may come from any mix of dims, plus one byte
-// offset per side: a sweep along a row moves the offset, not T pointers.
+// A tile reads T source rows (each T elements contiguous) and writes T destination rows; `s(i)`
+// and `d(i)` say where row i starts, so either side's rows may come from any mix of dims, and a
+// caller whose rows are evenly spaced passes base + i * stride, which costs no table.
 #include <cstdint>
 #include <cstring>
 
@@ -30,7 +30,8 @@ inline void copy_elem(const char* s, char* d) {
 template <int E>
 struct micro {
   static constexpr int T = 1;
-  static void run(const char* const* s, index_t so, char* const* d, index_t dof) { copy_elem<E>(s[0] + so, d[0] + dof); }
+  template <class S, class D>
+  static void tile(S s, D d) { copy_elem<E>(s(0), d(0)); }
 };
 
 #if defined(LAZYVIEW_HAVE_SSE2)
@@ -40,9 +41,10 @@ struct micro {
 template <>
 struct micro<1> {
   static constexpr int T = 8;
-  static void run(const char* const* s, index_t so, char* const* d, index_t dof) {
+  template <class S, class D>
+  static void tile(S s, D d) {
     __m128i r[8];
-    for (int i = 0; i < 8; ++i) r[i] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s[i] + so));
+    for (int i = 0; i < 8; ++i) r[i] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s(i)));
     const __m128i a0 = _mm_unpacklo_epi8(r[0], r[1]), a1 = _mm_unpacklo_epi8(r[2], r[3]);
     const __m128i a2 = _mm_unpacklo_epi8(r[4], r[5]), a3 = _mm_unpacklo_epi8(r[6], r[7]);
     const __m128i b0 = _mm_unpacklo_epi16(a0, a1), b1 = _mm_unpackhi_epi16(a0, a1);
@@ -50,9 +52,9 @@ struct micro<1> {
     const __m128i c[4] = {_mm_unpacklo_epi32(b0, b2), _mm_unpackhi_epi32(b0, b2), _mm_unpacklo_epi32(b1, b3),
                           _mm_unpackhi_epi32(b1, b3)};
     for (int k = 0; k < 4; ++k) {
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(d[2 * k] + dof), c[k]);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(d(2 * k)), c[k]);
       // (_mm_storeh_pd would be a plain double store: misaligned rows are undefined behaviour)
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(d[2 * k + 1] + dof), _mm_unpackhi_epi64(c[k], c[k]));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(d(2 * k + 1)), _mm_unpackhi_epi64(c[k], c[k]));
     }
   }
 };
@@ -60,15 +62,16 @@ struct micro<1> {
 template <>
 struct micro<2> {
   static constexpr int T = 8;
-  static void run(const char* const* s, index_t so, char* const* d, index_t dof) {
-    const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[0] + so));
-    const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[1] + so));
-    const __m128i r2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[2] + so));
-    const __m128i r3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[3] + so));
-    const __m128i r4 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[4] + so));
-    const __m128i r5 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[5] + so));
-    const __m128i r6 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[6] + so));
-    const __m128i r7 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s[7] + so));
+  template <class S, class D>
+  static void tile(S s, D d) {
+    const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s(0)));
+    const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s(1)));
+    const __m128i r2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s(2)));
+    const __m128i r3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s(3)));
+    const __m128i r4 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s(4)));
+    const __m128i r5 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s(5)));
+    const __m128i r6 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s(6)));
+    const __m128i r7 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s(7)));
     const __m128i a0 = _mm_unpacklo_epi16(r0, r1), a1 = _mm_unpackhi_epi16(r0, r1);
     const __m128i a2 = _mm_unpacklo_epi16(r2, r3), a3 = _mm_unpackhi_epi16(r2, r3);
     const __m128i a4 = _mm_unpacklo_epi16(r4, r5), a5 = _mm_unpackhi_epi16(r4, r5);
@@ -77,14 +80,14 @@ struct micro<2> {
     const __m128i b2 = _mm_unpacklo_epi32(a1, a3), b3 = _mm_unpackhi_epi32(a1, a3);
     const __m128i b4 = _mm_unpacklo_epi32(a4, a6), b5 = _mm_unpackhi_epi32(a4, a6);
     const __m128i b6 = _mm_unpacklo_epi32(a5, a7), b7 = _mm_unpackhi_epi32(a5, a7);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[0] + dof), _mm_unpacklo_epi64(b0, b4));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[1] + dof), _mm_unpackhi_epi64(b0, b4));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[2] + dof), _mm_unpacklo_epi64(b1, b5));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[3] + dof), _mm_unpackhi_epi64(b1, b5));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[4] + dof), _mm_unpacklo_epi64(b2, b6));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[5] + dof), _mm_unpackhi_epi64(b2, b6));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[6] + dof), _mm_unpacklo_epi64(b3, b7));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d[7] + dof), _mm_unpackhi_epi64(b3, b7));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d(0)), _mm_unpacklo_epi64(b0, b4));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d(1)), _mm_unpackhi_epi64(b0, b4));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d(2)), _mm_unpacklo_epi64(b1, b5));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d(3)), _mm_unpackhi_epi64(b1, b5));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d(4)), _mm_unpacklo_epi64(b2, b6));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d(5)), _mm_unpackhi_epi64(b2, b6));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d(6)), _mm_unpacklo_epi64(b3, b7));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d(7)), _mm_unpackhi_epi64(b3, b7));
   }
 };
 
@@ -128,9 +131,10 @@ inline constexpr bool have_nt = true;
 template <>
 struct micro<4> {
   static constexpr int T = 8;
-  static void run(const char* const* s, index_t so, char* const* d, index_t dof) {
+  template <class S, class D>
+  static void tile(S s, D d) {
     __m256 r[8];
-    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(reinterpret_cast<const float*>(s[i] + so));
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(reinterpret_cast<const float*>(s(i)));
     const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
     const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
     const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
@@ -139,31 +143,32 @@ struct micro<4> {
     const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
     const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
     const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    store(d[0] + dof, _mm256_permute2f128_ps(u0, u4, 0x20));
-    store(d[1] + dof, _mm256_permute2f128_ps(u1, u5, 0x20));
-    store(d[2] + dof, _mm256_permute2f128_ps(u2, u6, 0x20));
-    store(d[3] + dof, _mm256_permute2f128_ps(u3, u7, 0x20));
-    store(d[4] + dof, _mm256_permute2f128_ps(u0, u4, 0x31));
-    store(d[5] + dof, _mm256_permute2f128_ps(u1, u5, 0x31));
-    store(d[6] + dof, _mm256_permute2f128_ps(u2, u6, 0x31));
-    store(d[7] + dof, _mm256_permute2f128_ps(u3, u7, 0x31));
+    store(d(0), _mm256_permute2f128_ps(u0, u4, 0x20));
+    store(d(1), _mm256_permute2f128_ps(u1, u5, 0x20));
+    store(d(2), _mm256_permute2f128_ps(u2, u6, 0x20));
+    store(d(3), _mm256_permute2f128_ps(u3, u7, 0x20));
+    store(d(4), _mm256_permute2f128_ps(u0, u4, 0x31));
+    store(d(5), _mm256_permute2f128_ps(u1, u5, 0x31));
+    store(d(6), _mm256_permute2f128_ps(u2, u6, 0x31));
+    store(d(7), _mm256_permute2f128_ps(u3, u7, 0x31));
   }
 };
 
 template <>
 struct micro<8> {
   static constexpr int T = 4;
-  static void run(const char* const* s, index_t so, char* const* d, index_t dof) {
-    const __m256d r0 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[0] + so));
-    const __m256d r1 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[1] + so));
-    const __m256d r2 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[2] + so));
-    const __m256d r3 = _mm256_loadu_pd(reinterpret_cast<const double*>(s[3] + so));
+  template <class S, class D>
+  static void tile(S s, D d) {
+    const __m256d r0 = _mm256_loadu_pd(reinterpret_cast<const double*>(s(0)));
+    const __m256d r1 = _mm256_loadu_pd(reinterpret_cast<const double*>(s(1)));
+    const __m256d r2 = _mm256_loadu_pd(reinterpret_cast<const double*>(s(2)));
+    const __m256d r3 = _mm256_loadu_pd(reinterpret_cast<const double*>(s(3)));
     const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
     const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-    store(d[0] + dof, _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x20)));
-    store(d[1] + dof, _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x20)));
-    store(d[2] + dof, _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x31)));
-    store(d[3] + dof, _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31)));
+    store(d(0), _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x20)));
+    store(d(1), _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x20)));
+    store(d(2), _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x31)));
+    store(d(3), _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31)));
   }
 };
 
@@ -172,27 +177,29 @@ struct micro<8> {
 template <>
 struct micro<4> {
   static constexpr int T = 4;
-  static void run(const char* const* s, index_t so, char* const* d, index_t dof) {
-    __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(s[0] + so));
-    __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(s[1] + so));
-    __m128 r2 = _mm_loadu_ps(reinterpret_cast<const float*>(s[2] + so));
-    __m128 r3 = _mm_loadu_ps(reinterpret_cast<const float*>(s[3] + so));
+  template <class S, class D>
+  static void tile(S s, D d) {
+    __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(s(0)));
+    __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(s(1)));
+    __m128 r2 = _mm_loadu_ps(reinterpret_cast<const float*>(s(2)));
+    __m128 r3 = _mm_loadu_ps(reinterpret_cast<const float*>(s(3)));
     _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-    _mm_storeu_ps(reinterpret_cast<float*>(d[0] + dof), r0);
-    _mm_storeu_ps(reinterpret_cast<float*>(d[1] + dof), r1);
-    _mm_storeu_ps(reinterpret_cast<float*>(d[2] + dof), r2);
-    _mm_storeu_ps(reinterpret_cast<float*>(d[3] + dof), r3);
+    _mm_storeu_ps(reinterpret_cast<float*>(d(0)), r0);
+    _mm_storeu_ps(reinterpret_cast<float*>(d(1)), r1);
+    _mm_storeu_ps(reinterpret_cast<float*>(d(2)), r2);
+    _mm_storeu_ps(reinterpret_cast<float*>(d(3)), r3);
   }
 };
 
 template <>
 struct micro<8> {
   static constexpr int T = 2;
-  static void run(const char* const* s, index_t so, char* const* d, index_t dof) {
-    const __m128d r0 = _mm_loadu_pd(reinterpret_cast<const double*>(s[0] + so));
-    const __m128d r1 = _mm_loadu_pd(reinterpret_cast<const double*>(s[1] + so));
-    _mm_storeu_pd(reinterpret_cast<double*>(d[0] + dof), _mm_unpacklo_pd(r0, r1));
-    _mm_storeu_pd(reinterpret_cast<double*>(d[1] + dof), _mm_unpackhi_pd(r0, r1));
+  template <class S, class D>
+  static void tile(S s, D d) {
+    const __m128d r0 = _mm_loadu_pd(reinterpret_cast<const double*>(s(0)));
+    const __m128d r1 = _mm_loadu_pd(reinterpret_cast<const double*>(s(1)));
+    _mm_storeu_pd(reinterpret_cast<double*>(d(0)), _mm_unpacklo_pd(r0, r1));
+    _mm_storeu_pd(reinterpret_cast<double*>(d(1)), _mm_unpackhi_pd(r0, r1));
   }
 };
 
