@@ -77,8 +77,11 @@ constexpr int tile_of(int E) {
 /// work unit; a longer A mixes source rows of unrelated strides into one block, which measured
 /// slower ((6,19,19,9,16,13).permute(2,5,1,0,3,4): 0.88 of memcpy at A = 144, 0.74 grown to
 /// 16416), while B grown from 19 to 1425 took (5,15,37,5,15,19).permute(3,1,5,0,4,2) from
-/// 0.65 to 0.80.
-inline constexpr index_t transpose_group_target_a = 64;
+/// 0.65 to 0.80. An A of 42 in (23,21,5,42,44).permute(2,4,0,1,3) stays 42 at a target of 32
+/// (0.77-0.79 of memcpy, 3 interleaved runs) where 64 grew it to 882 (0.70-0.71); of the other
+/// 19 benchmark permutations and the FLUX chains, only (37,30,8,12,39).permute(4,0,1,2,3)
+/// changes plan between 32 and 64, and it measured the same.
+inline constexpr index_t transpose_group_target_a = 32;
 inline constexpr index_t transpose_group_target_b = 1024;
 /// A transpose work unit covers about this many bytes of each destination row: in place, long
 /// runs per destination row against as many source rows read at once (measured best at 512 to
