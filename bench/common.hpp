@@ -102,15 +102,14 @@ case_buffers& buffers_for(std::size_t bytes);
 
 // ---- threads ------------------------------------------------------------------------------------
 
-/// A persistent pool for the baselines and the plain loops (workers spin between back-to-back
-/// calls, yield after 50 us, sleep after 200 us idle), so that the memcpy baseline at 2 threads
-/// pays no thread start.
+/// A persistent pool for the baselines and the plain loops (workers block on a futex between
+/// calls), so that the memcpy baseline at 2 threads pays no thread start.
 /// run(n, f) calls f(i, n) for i in [0, n), i == 0 on the caller.
 void pool_run(int n, const std::function<void(int, int)>& f);
 
 /// Below this many bytes the baselines and the loops use one thread, as lazyview::copy does
-/// (a thread hand-off costs more than copying 64 KiB).
-inline constexpr std::size_t single_thread_bytes = std::size_t{1} << 16;
+/// (lazyview::single_thread_bytes: a hand-off to a worker costs a wake-up).
+inline constexpr std::size_t single_thread_bytes = std::size_t{1} << 20;
 
 /// [first, last) of part i of n equal parts of [0, total).
 inline void split(index_t total, int i, int n, index_t& first, index_t& last) {

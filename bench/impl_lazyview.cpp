@@ -14,6 +14,9 @@
 
 namespace lvb {
 
+static_assert(single_thread_bytes == static_cast<std::size_t>(lazyview::single_thread_bytes),
+              "the baselines split over threads from the size lazyview::copy does");
+
 namespace {
 
 template <std::size_t N>

@@ -30,10 +30,10 @@ BOUNDS = ("memcpy", "stream_copy")
 LOOPS = ("loop", "loop_srcorder", "loop_flux_literal2")
 
 IMPL_NOTES = OrderedDict([
-    ("memcpy", "`std::memcpy` of the same bytes (2 threads: two halves on a persistent spinning pool; below 64 KiB one thread, "
+    ("memcpy", "`std::memcpy` of the same bytes (2 threads: two halves on a persistent pool; below 1 MiB one thread, "
                "as lazyview does)"),
     ("stream_copy", "non-temporal stores of the same bytes (AVX-512/AVX/SSE2 `stream` intrinsics), same split"),
-    ("loop", "plain nested loop, run-time sizes, destination order (gather); 2 threads split the first dim with >= 2 iterations on the same pool (below 64 KiB one thread)"),
+    ("loop", "plain nested loop, run-time sizes, destination order (gather); 2 threads split the first dim with >= 2 iterations on the same pool (below 1 MiB one thread)"),
     ("loop_srcorder", "the same loop in source order (scatter)"),
     ("loop_flux_literal2", "FLUX only: the hand-written 6-deep loop of examples/flux_demo.cpp (literal 2s, source order)"),
     ("lazyview_contiguous", "`x.view(..).permute(..).reshape(..).contiguous()`: a new tensor per call (no thread parameter: t1 only)"),

@@ -10,6 +10,14 @@
 
 namespace lazyview {
 
+/// Copies smaller than this stay on the calling thread, whatever threads{} asks: handing half to
+/// a worker costs a wake-up (about 20 us on the 2-core VM of docs/benchmarks.md, where FLUX pack
+/// fp32 at 2 threads against 1 took 30 us against 20 at 576 KiB, 37 against 44 at 1 MiB).
+#ifndef LAZYVIEW_SINGLE_THREAD_BYTES
+#define LAZYVIEW_SINGLE_THREAD_BYTES (index_t{1} << 20)
+#endif
+inline constexpr index_t single_thread_bytes = LAZYVIEW_SINGLE_THREAD_BYTES;
+
 namespace detail {
 
 /// The chain an argument stands for: a tensor's ref() (mutable for a mutable tensor), else itself.
@@ -26,8 +34,7 @@ template <class T, int L1>
 void run_plan(const copy_plan& p, const fold_state<L1>& sf, const T* src, T* dst, threads th) {
   const index_t total = outer_count(p);
   const unsigned n = resolve_threads(th);
-  // Small copies stay on the calling thread: a thread start costs more than 64 KiB of copying.
-  const unsigned use = p.numel * static_cast<index_t>(sizeof(T)) < (index_t{1} << 16) ? 1u : n;
+  const unsigned use = p.numel * static_cast<index_t>(sizeof(T)) < single_thread_bytes ? 1u : n;
   if (p.plain()) {
     engine_plan ep = make_engine_plan(p, static_cast<index_t>(sizeof(T)));
     use_streaming_stores(ep, dst, p.numel * static_cast<index_t>(sizeof(T)));
