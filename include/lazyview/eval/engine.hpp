@@ -348,7 +348,8 @@ inline void for_tiles_a(index_t na, index_t head, F&& f) {
 /// memory (the buffered path) that measured 1.04-1.08x on FLUX fp32 (16,16,256,256) and up to
 /// 1.10x on the 16 MiB permutations at 1 thread (1.10-1.20x on FLUX fp32 at 2), none lower;
 /// in cache (FLUX (1,16,128,128) in place) 0.88-0.95x, so the in-place path does not.
-template <int E, class DRow>
+/// `DEven`: d_step is never 0 (the streaming path's buffer), and only that way is compiled.
+template <int E, bool DEven = false, class DRow>
 inline void transpose_tiles(const char* s, const index_t* offA, index_t na, index_t b0, index_t b1, DRow drow,
                             index_t head = 0, index_t s_step = 0, index_t d_step = 0, bool prefetch = false) {
   constexpr int T = micro<E>::T;
@@ -358,7 +359,7 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
     return;
   }
   if constexpr (T > 1) {
-    if (d_step != 0) {
+    if (DEven || d_step != 0) {
       // Destination rows evenly spaced (FLUX pack's B, a transpose buffer): per tile along A,
       // its T source rows stay put while tiles sweep B, reading them in order. B goes in slices
       // whose destination (transpose_slice_bytes) stays in L1 until every A tile has written it.
@@ -384,42 +385,72 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
       return;
     }
   }
-  // A tile row holds T * E bytes of a source row; G tiles side by side in B use a whole cache
-  // line of each source row before the sweep over A moves to other rows (with power-of-two
-  // strides between source rows, a line left half-used is evicted before its second half is
-  // read). Per tile, only two offsets change (along the source rows, along the destination
-  // rows): the destination row pointers are built once per G tiles of B, the source ones once
-  // per T indices of A, or not at all where those are evenly spaced (FLUX unpack's A).
-  constexpr int G = T * E >= 64 ? 1 : 64 / (T * E);
-  const char* srows[T];
-  for (index_t bg = b0; bg < b1; bg += G * T) {
-    index_t bs[G];
-    char* drows[G * T];
-    int ng = 0;
-    for (index_t bt = bg; ng < G && bt < b1; bt += T, ++ng) {
-      bs[ng] = bt + T <= b1 ? bt : b1 - T;
-      for (int i = 0; i < T; ++i) drows[ng * T + i] = drow(bs[ng] + i);
-    }
-    if (T > 1 && s_step != 0) {
+  if constexpr (!DEven || T == 1) {
+    // A tile row holds T * E bytes of a source row; G tiles side by side in B use a whole cache
+    // line of each source row before the sweep over A moves to other rows (with power-of-two
+    // strides between source rows, a line left half-used is evicted before its second half is
+    // read). Per tile, only two offsets change (along the source rows, along the destination
+    // rows): the destination row pointers are built once per G tiles of B, the source ones once
+    // per T indices of A, or not at all where those are evenly spaced (FLUX unpack's A).
+    constexpr int G = T * E >= 64 ? 1 : 64 / (T * E);
+    const char* srows[T];
+    for (index_t bg = b0; bg < b1; bg += G * T) {
+      index_t bs[G];
+      char* drows[G * T];
+      int ng = 0;
+      for (index_t bt = bg; ng < G && bt < b1; bt += T, ++ng) {
+        bs[ng] = bt + T <= b1 ? bt : b1 - T;
+        for (int i = 0; i < T; ++i) drows[ng * T + i] = drow(bs[ng] + i);
+      }
+      if (T > 1 && s_step != 0) {
+        for_tiles_a<T>(na, head, [&](index_t a) {
+          const char* const s0 = s + offA[a];
+          for (int k = 0; k < ng; ++k) {
+            const char* const sk = s0 + bs[k] * E;
+            const index_t dof = a * E;
+            char* const* const dr = drows + k * T;
+            micro<E>::tile([&](int i) { return sk + i * s_step; }, [&](int i) { return dr[i] + dof; });
+          }
+        });
+        continue;
+      }
       for_tiles_a<T>(na, head, [&](index_t a) {
-        const char* const s0 = s + offA[a];
+        for (int i = 0; i < T; ++i) srows[i] = s + offA[a + i];
         for (int k = 0; k < ng; ++k) {
-          const char* const sk = s0 + bs[k] * E;
-          const index_t dof = a * E;
+          const index_t so = bs[k] * E, dof = a * E;
           char* const* const dr = drows + k * T;
-          micro<E>::tile([&](int i) { return sk + i * s_step; }, [&](int i) { return dr[i] + dof; });
+          micro<E>::tile([&](int i) { return srows[i] + so; }, [&](int i) { return dr[i] + dof; });
         }
       });
-      continue;
     }
-    for_tiles_a<T>(na, head, [&](index_t a) {
-      for (int i = 0; i < T; ++i) srows[i] = s + offA[a + i];
-      for (int k = 0; k < ng; ++k) {
-        const index_t so = bs[k] * E, dof = a * E;
-        char* const* const dr = drows + k * T;
-        micro<E>::tile([&](int i) { return srows[i] + so; }, [&](int i) { return dr[i] + dof; });
-      }
-    });
+  }
+}
+
+/// The buffered way of transpose_block: tiles into `buf`, rows out by streaming stores.
+template <int E>
+void transpose_buffered(const engine_plan& p, const char* s, char* dcol, const index_t* offA, const index_t* offB,
+                        index_t na, index_t b_begin, index_t b_end) {
+  constexpr int T = micro<E>::T;
+  constexpr index_t buf_row = transpose_block_bytes;
+  static_assert(T * E <= transpose_block_bytes);
+  alignas(64) char buf[(transpose_block_b + T) * buf_row];
+  const index_t row_bytes = na * E;
+  // Rows of whole 32-byte blocks at aligned starts (every row then: use_streaming_stores
+  // checked the destination strides of B) skip copy_nt's head and tail.
+  const bool blocks = row_bytes % 32 == 0 && reinterpret_cast<std::uintptr_t>(dcol) % 32 == 0;
+  for (index_t b0 = b_begin; b0 < b_end;) {
+    // A last block shorter than a tile joins the one before it.
+    const index_t b1 = b_end - b0 < transpose_block_b + T ? b_end : b0 + transpose_block_b;
+    transpose_tiles<E, true>(s, offA, na, b0, b1, [&](index_t b) { return buf + (b - b0) * buf_row; }, 0,
+                             p.na == 1 ? p.ga[0].ss : 0, buf_row, true);
+    for (index_t b = b0; b < b1; ++b) {
+      const char* r = buf + (b - b0) * buf_row;
+      if (blocks)
+        copy_nt_blocks(r, dcol + offB[b], row_bytes);
+      else
+        copy_nt(r, dcol + offB[b], row_bytes);
+    }
+    b0 = b1;
   }
 }
 
@@ -434,11 +465,12 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
 template <int E, bool NT>
 void transpose_block(const engine_plan& p, const char* s, char* d, const index_t* offA_all, const index_t* offB,
                      index_t a_begin, index_t a_end, index_t b_begin, index_t b_end) {
-  constexpr int T = micro<E>::T;
   const index_t na = a_end - a_begin;
   const index_t* const offA = offA_all + a_begin;
   char* const dcol = d + a_begin * E;
-  if (!p.buffered) {
+  // A transpose is buffered exactly when it streams (use_streaming_stores sets both), so each
+  // instantiation compiles one of the two ways: the other would be dead code, and compile time.
+  if constexpr (!NT) {
     // A destination at 16 mod 64 (a std::vector of 1 MiB, from glibc) split every other 32-byte
     // tile-row store across two lines: FLUX pack (1,16,128,128) fp32 ran at 0.47-0.50 of memcpy
     // against 0.67-0.73 aligned. Where every row of B shares one alignment, the tiles after the
@@ -453,30 +485,8 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
     }
     transpose_tiles<E>(s, offA, na, b_begin, b_end, [&](index_t b) { return dcol + offB[b]; }, head,
                        p.na == 1 ? p.ga[0].ss : 0, p.nb == 1 ? p.gb[0].ds : 0);
-    return;
-  }
-  constexpr index_t buf_row = transpose_block_bytes;
-  static_assert(T * E <= transpose_block_bytes);
-  alignas(64) char buf[(transpose_block_b + T) * buf_row];
-  const index_t row_bytes = na * E;
-  // Rows of whole 32-byte blocks at aligned starts (every row then: use_streaming_stores
-  // checked the destination strides of B) skip copy_nt's head and tail.
-  [[maybe_unused]] const bool blocks = row_bytes % 32 == 0 && reinterpret_cast<std::uintptr_t>(dcol) % 32 == 0;
-  for (index_t b0 = b_begin; b0 < b_end;) {
-    // A last block shorter than a tile joins the one before it.
-    const index_t b1 = b_end - b0 < transpose_block_b + T ? b_end : b0 + transpose_block_b;
-    transpose_tiles<E>(s, offA, na, b0, b1, [&](index_t b) { return buf + (b - b0) * buf_row; }, 0,
-                       p.na == 1 ? p.ga[0].ss : 0, buf_row, true);
-    for (index_t b = b0; b < b1; ++b) {
-      const char* r = buf + (b - b0) * buf_row;
-      if constexpr (!NT)
-        std::memcpy(dcol + offB[b], r, static_cast<std::size_t>(row_bytes));
-      else if (blocks)
-        copy_nt_blocks(r, dcol + offB[b], row_bytes);
-      else
-        copy_nt(r, dcol + offB[b], row_bytes);
-    }
-    b0 = b1;
+  } else {
+    transpose_buffered<E>(p, s, dcol, offA, offB, na, b_begin, b_end);
   }
 }
 
