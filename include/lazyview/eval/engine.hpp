@@ -402,33 +402,38 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
         bs[ng] = bt + T <= b1 ? bt : b1 - T;
         for (int i = 0; i < T; ++i) drows[ng * T + i] = drow(bs[ng] + i);
       }
-      if (T > 1 && s_step != 0) {
+      // rows_at(a): where source rows a, a+1, ... start, as a functor of i.
+      auto sweep = [&](auto rows_at) {
         for_tiles_a<T>(na, head, [&](index_t a) {
-          const char* const s0 = s + offA[a];
+          const auto rows = rows_at(a);
           for (int k = 0; k < ng; ++k) {
-            const char* const sk = s0 + bs[k] * E;
-            const index_t dof = a * E;
+            const index_t so = bs[k] * E, dof = a * E;
             char* const* const dr = drows + k * T;
-            micro<E>::tile([&](int i) { return sk + i * s_step; }, [&](int i) { return dr[i] + dof; });
+            micro<E>::tile([&](int i) { return rows(i) + so; }, [&](int i) { return dr[i] + dof; });
           }
         });
-        continue;
-      }
-      for_tiles_a<T>(na, head, [&](index_t a) {
-        for (int i = 0; i < T; ++i) srows[i] = s + offA[a + i];
-        for (int k = 0; k < ng; ++k) {
-          const index_t so = bs[k] * E, dof = a * E;
-          char* const* const dr = drows + k * T;
-          micro<E>::tile([&](int i) { return srows[i] + so; }, [&](int i) { return dr[i] + dof; });
-        }
-      });
+      };
+      if (T > 1 && s_step != 0)
+        sweep([&](index_t a) {
+          const char* const s0 = s + offA[a];
+          return [s0, s_step](int i) { return s0 + i * s_step; };
+        });
+      else
+        sweep([&](index_t a) {
+          for (int i = 0; i < T; ++i) srows[i] = s + offA[a + i];
+          return [&srows](int i) { return srows[i]; };
+        });
     }
   }
 }
 
-/// The buffered way of transpose_block: tiles into `buf`, rows out by streaming stores.
+/// The buffered way of transpose_block (large destinations): per block of transpose_block_b
+/// rows of B, tiles land in a small aligned buffer laid out like the destination, whose rows then
+/// go out whole by streaming stores. Writing a row at a time keeps one or two lines in flight,
+/// where tiles written in place keep T partial lines open per tile; and it keeps the destination
+/// rows (a power-of-two apart in a square transpose) out of the cache sets the source rows need.
 template <int E>
-void transpose_buffered(const engine_plan& p, const char* s, char* dcol, const index_t* offA, const index_t* offB,
+void transpose_buffered(const char* s, char* dcol, const index_t* offA, const index_t* offB,
                         index_t na, index_t b_begin, index_t b_end) {
   constexpr int T = micro<E>::T;
   constexpr index_t buf_row = transpose_block_bytes;
@@ -441,8 +446,8 @@ void transpose_buffered(const engine_plan& p, const char* s, char* dcol, const i
   for (index_t b0 = b_begin; b0 < b_end;) {
     // A last block shorter than a tile joins the one before it.
     const index_t b1 = b_end - b0 < transpose_block_b + T ? b_end : b0 + transpose_block_b;
-    transpose_tiles<E, true>(s, offA, na, b0, b1, [&](index_t b) { return buf + (b - b0) * buf_row; }, 0,
-                             p.na == 1 ? p.ga[0].ss : 0, buf_row, true);
+    transpose_tiles<E, true>(s, offA, na, b0, b1, [&](index_t b) { return buf + (b - b0) * buf_row; }, 0, 0,
+                             buf_row, true);
     for (index_t b = b0; b < b1; ++b) {
       const char* r = buf + (b - b0) * buf_row;
       if (blocks)
@@ -456,12 +461,8 @@ void transpose_buffered(const engine_plan& p, const char* s, char* dcol, const i
 
 /// One work unit of a transpose: A indices [a_begin, a_end) (see split_group_a), B indices
 /// [b_begin, b_end). offA, offB: the offsets of every index of A (source side) and of B
-/// (destination side), from group_offsets.
-/// Buffered (large destinations): per block of transpose_block_b rows of B, tiles land in a small
-/// aligned buffer laid out like the destination, whose rows then go out whole, by streaming
-/// stores where NT. Writing a row at a time keeps one or two lines in flight, where tiles
-/// written in place keep T partial lines open per tile; and it keeps the destination rows (a
-/// power-of-two apart in a square transpose) out of the cache sets the source rows need.
+/// (destination side), from group_offsets. NT: the plan streams, hence is buffered
+/// (transpose_buffered); otherwise tiles land in place.
 template <int E, bool NT>
 void transpose_block(const engine_plan& p, const char* s, char* d, const index_t* offA_all, const index_t* offB,
                      index_t a_begin, index_t a_end, index_t b_begin, index_t b_end) {
@@ -486,7 +487,7 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
     transpose_tiles<E>(s, offA, na, b_begin, b_end, [&](index_t b) { return dcol + offB[b]; }, head,
                        p.na == 1 ? p.ga[0].ss : 0, p.nb == 1 ? p.gb[0].ds : 0);
   } else {
-    transpose_buffered<E>(p, s, dcol, offA, offB, na, b_begin, b_end);
+    transpose_buffered<E>(s, dcol, offA, offB, na, b_begin, b_end);
   }
 }
 
