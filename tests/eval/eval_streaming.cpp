@@ -1,6 +1,7 @@
-// Copies past the streaming-store threshold (16 MiB of destination): the transpose kernel with
-// non-temporal stores and the long-run copy, against a reference loop. Also copy() into an
-// owning tensor passed as a plain lvalue.
+// Copies that stream: transposes that read and write in pieces from 2 MiB of destination, others
+// and long runs from 16 MiB. The buffered transpose kernel with non-temporal stores and the
+// long-run copy against a reference loop; which plans stream; copy() into an owning tensor
+// passed as a plain lvalue.
 #include <boost/test/unit_test.hpp>
 #include <lazyview/lazyview.hpp>
 #include <cstdint>
@@ -29,13 +30,49 @@ void streaming_transpose(index_t R, index_t C) {
   }
 }
 
+/// Whether copying `e` into a contiguous tensor at `dst` streams, and the plan.
+template <class E>
+engine_plan streaming_plan(const E& e, const void* dst) {
+  decltype(auto) s = fold(e);
+  fold_state<1> d{};
+  fold_leaf(d, s.sizes, contiguous_strides(s.sizes));
+  engine_plan ep = make_engine_plan(make_plan(physical(s), physical(d)), sizeof(float));
+  use_streaming_stores(ep, dst, s.numel().v * static_cast<index_t>(sizeof(float)));
+  return ep;
+}
+
 }  // namespace
 
+// Destination rows of 1024 to 8000 bytes, all whole cache lines, 2 MiB and a little over.
 BOOST_AUTO_TEST_CASE(streaming_transpose_element_sizes) {
-  streaming_transpose<std::uint8_t>(4096, 4099);
-  streaming_transpose<std::uint16_t>(2000, 4203);  // rows of 4000 bytes: 63 blocks of 32 + 16
-  streaming_transpose<std::uint32_t>(1000, 4197);
-  streaming_transpose<std::uint64_t>(1000, 2101);  // 63 blocks of 16 wide, the last 8
+  streaming_transpose<std::uint8_t>(2048, 1031);
+  streaming_transpose<std::uint16_t>(1056, 1043);  // rows of 2112 bytes: 16 blocks of 64 + 32
+  streaming_transpose<std::uint32_t>(1008, 541);   // 31 blocks of 32 + 16
+  streaming_transpose<std::uint64_t>(1000, 271);   // 62 blocks of 16 + 8
+}
+
+// Which transposes stream (where this build has streaming stores): those that read and write in
+// pieces from 2 MiB, others from 16 MiB; only rows of whole lines, in blocks of whole lines.
+BOOST_AUTO_TEST_CASE(streaming_choice) {
+  std::vector<float> in(1);
+  const float* x = in.data();
+  tensor<float, 1> out({64});  // 64-byte aligned: only its address is used
+  const float* d = out.data();
+  const bool nt = kernels::have_nt;
+  BOOST_TEST(streaming_plan(from_blob(x, {1024, 1024}).t(), d).nt == nt);
+  BOOST_TEST(!streaming_plan(from_blob(x, {1024, 1024}).t(), d + 8).nt);  // rows at 32 mod 64
+  BOOST_TEST(!streaming_plan(from_blob(x, {512, 512}).t(), d).nt);        // 1 MiB: in cache
+  BOOST_TEST(!streaming_plan(from_blob(x, {1000, 1000}).t(), d).nt);      // rows of 4000 bytes
+  const engine_plan p = streaming_plan(from_blob(x, {48, 45, 8, 104}).permute(3, 2, 1, 0), d);
+  BOOST_TEST(p.nt == nt);
+  if (p.nt) BOOST_TEST(p.block_a * p.elem % 64 == 0);  // 192-byte rows: blocks of 128 and 64
+  // One side of each unit dense: in place below 16 MiB.
+  BOOST_TEST(!streaming_plan(from_blob(x, {6, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d).nt);
+  auto pack = [&](index_t B) {
+    return from_blob(x, {B, 16, 256, 256}).view(B, 16, 128, 2, 128, 2).permute(0, 2, 4, 1, 3, 5).reshape(B, 128 * 128, 64);
+  };
+  BOOST_TEST(!streaming_plan(pack(2), d).nt);
+  BOOST_TEST(streaming_plan(pack(4), d).nt == nt);
 }
 
 BOOST_AUTO_TEST_CASE(streaming_transpose_and_pack) {

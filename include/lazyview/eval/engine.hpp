@@ -102,10 +102,12 @@ inline constexpr index_t transpose_chunk_b = 256;
 constexpr bool is_pow2_upto64(index_t b) { return b == 1 || b == 2 || b == 4 || b == 8 || b == 16 || b == 32 || b == 64; }
 
 /// Splits group A into blocks of about `bytes` of destination row each, of equal width (a
-/// multiple of the tile), at least one tile wide; e.g. nA = 394 fp32 at 1024 bytes: 2 blocks of
-/// 200, the last 194 wide. @post block_a * (blocks_a - 1) < nA <= block_a * blocks_a.
-inline void split_group_a(engine_plan& e, index_t bytes) {
-  const index_t T = kernels::tile_of(e.elem);
+/// multiple of `unit` elements, the tile unless given), at least one unit wide; e.g. nA = 394
+/// fp32 at 1024 bytes: 2 blocks of 200, the last 194 wide.
+/// @pre unit is a multiple of the tile and divides bytes / e.elem where that is over one unit.
+/// @post block_a * (blocks_a - 1) < nA <= block_a * blocks_a, and block_a <= max(unit, bytes / elem).
+inline void split_group_a(engine_plan& e, index_t bytes, index_t unit = 0) {
+  const index_t T = unit > 0 ? unit : kernels::tile_of(e.elem);
   const index_t per = std::max<index_t>(T, bytes / e.elem);
   const index_t blocks = std::max<index_t>(1, (e.nA + per - 1) / per);
   e.block_a = ((e.nA + blocks - 1) / blocks + T - 1) / T * T;
@@ -256,28 +258,60 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
   return e;
 }
 
-/// Streaming stores pay once the destination outgrows the caches; they need 32-byte aligned
-/// rows, which the plan's strides and the destination pointer decide.
+/// Streaming stores pay once the destination outgrows the caches. A transpose whose work units
+/// both read and write in pieces (neither side of a unit one dense stretch: see
+/// scattered_transpose) streams from scattered_streaming_threshold: in place its tiles keep T
+/// partial lines open on as many far-apart rows while reading as many far-apart source rows,
+/// and such fp32 transposes of 2 to 16 MiB ((512,1024).t(), (1024,1024).t(),
+/// (24,40,1024).permute(2,1,0), (112,45,8,104).permute(3,2,1,0), ...) ran at 0.45-0.57 of memcpy
+/// in place against 0.80-1.00 streamed (9 shuffled runs, medians; at 1 MiB, still in cache, the
+/// same either way). Where one side of a unit is dense, in place holds up and keeps its output
+/// in cache: (6,19,19,9,16,13).permute(2,5,1,0,3,4), reading 7.5 KiB at a time, 0.97 in place
+/// against 0.86 streamed; bf16 FLUX at 8 MiB, writing in order, lost 3-7% streamed. Those, and
+/// long runs, stream from streaming_threshold.
 #ifndef LAZYVIEW_STREAMING_THRESHOLD
 #define LAZYVIEW_STREAMING_THRESHOLD (index_t{16} << 20)
 #endif
+#ifndef LAZYVIEW_SCATTERED_STREAMING_THRESHOLD
+#define LAZYVIEW_SCATTERED_STREAMING_THRESHOLD (index_t{2} << 20)
+#endif
 inline constexpr index_t streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
+inline constexpr index_t scattered_streaming_threshold = LAZYVIEW_SCATTERED_STREAMING_THRESHOLD;
 
+/// Whether neither side of a transpose's work unit is one dense stretch: its destination is
+/// dense when A is one block and rows of consecutive B indices are adjacent, its source when B
+/// is one chunk and source rows of consecutive A indices are adjacent.
+/// Examples: (1024,1024).t() fp32 (A in 4 blocks, B in 4 chunks): scattered. FLUX pack (A = 32
+/// wide elements whole, B rows 256 bytes apart): not. (6,19,19,9,16,13).permute(2,5,1,0,3,4)
+/// (B = 13 whole, A rows 52 bytes apart in the source): not.
+inline bool scattered_transpose(const engine_plan& e) {
+  if (e.kind != engine_plan::transpose) return false;
+  const bool dst_dense = e.blocks_a == 1 && e.gb[0].ds == e.nA * e.elem;
+  const bool src_dense = e.blocks_b == 1 && e.ga[0].ss == e.nB * e.elem;
+  return !dst_dense && !src_dense;
+}
+
+/// Long runs stream when they start 32-byte aligned (copy_nt stores any head and tail plainly).
+/// Transposes stream through a buffer whose rows leave in whole cache lines: each destination
+/// row starts on a line, covers whole lines, and A splits into blocks of whole lines. A
+/// streaming store to part of a line costs a read of that line: (48,45,8,104).permute(3,2,1,0)
+/// fp32 in blocks of 96 bytes ran at 0.29 of memcpy streamed, against 0.57 in place.
 inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes) {
-  if (!kernels::have_nt || dst_bytes < streaming_threshold) return;
+  if (!kernels::have_nt || dst_bytes < (scattered_transpose(e) ? scattered_streaming_threshold : streaming_threshold))
+    return;
+  const index_t align = e.kind == engine_plan::transpose ? 64 : 32;
   const auto base = reinterpret_cast<std::uintptr_t>(dst) + static_cast<std::uintptr_t>(e.dst_off);
-  if (base % 32) return;
+  if (base % static_cast<std::uintptr_t>(align)) return;
   for (int k = 0; k < e.nouter; ++k)
-    if (e.outer[k].ds % 32) return;
+    if (e.outer[k].ds % align) return;
   if (e.kind == engine_plan::run) {
     e.nt = e.run_bytes >= 256;
   } else if (e.kind == engine_plan::transpose) {
-    // Rows leave the buffer by streaming stores when each starts 32-byte aligned.
-    if (e.elem > 8 || kernels::tile_of(e.elem) == 1) return;
+    if (e.elem > 8 || kernels::tile_of(e.elem) == 1 || (e.nA * e.elem) % 64) return;
     for (int k = 0; k < e.nb; ++k)
-      if (e.gb[k].ds % 32) return;
+      if (e.gb[k].ds % 64) return;
     e.nt = e.buffered = true;
-    split_group_a(e, transpose_block_bytes);
+    split_group_a(e, transpose_block_bytes, std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
   }
 }
 
@@ -427,7 +461,7 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
   }
 }
 
-/// The buffered way of transpose_block (large destinations): per block of transpose_block_b
+/// The buffered way of transpose_block (large or scattered destinations): per block of transpose_block_b
 /// rows of B, tiles land in a small aligned buffer laid out like the destination, whose rows then
 /// go out whole by streaming stores. Writing a row at a time keeps one or two lines in flight,
 /// where tiles written in place keep T partial lines open per tile; and it keeps the destination
@@ -439,22 +473,14 @@ void transpose_buffered(const char* s, char* dcol, const index_t* offA, const in
   constexpr index_t buf_row = transpose_block_bytes;
   static_assert(T * E <= transpose_block_bytes);
   alignas(64) char buf[(transpose_block_b + T) * buf_row];
+  // Each row out is whole cache lines at a line start (use_streaming_stores saw to it).
   const index_t row_bytes = na * E;
-  // Rows of whole 32-byte blocks at aligned starts (every row then: use_streaming_stores
-  // checked the destination strides of B) skip copy_nt's head and tail.
-  const bool blocks = row_bytes % 32 == 0 && reinterpret_cast<std::uintptr_t>(dcol) % 32 == 0;
   for (index_t b0 = b_begin; b0 < b_end;) {
     // A last block shorter than a tile joins the one before it.
     const index_t b1 = b_end - b0 < transpose_block_b + T ? b_end : b0 + transpose_block_b;
     transpose_tiles<E, true>(s, offA, na, b0, b1, [&](index_t b) { return buf + (b - b0) * buf_row; }, 0, 0,
                              buf_row, true);
-    for (index_t b = b0; b < b1; ++b) {
-      const char* r = buf + (b - b0) * buf_row;
-      if (blocks)
-        copy_nt_blocks(r, dcol + offB[b], row_bytes);
-      else
-        copy_nt(r, dcol + offB[b], row_bytes);
-    }
+    for (index_t b = b0; b < b1; ++b) copy_nt_blocks(buf + (b - b0) * buf_row, dcol + offB[b], row_bytes);
     b0 = b1;
   }
 }
