@@ -40,8 +40,8 @@ struct engine_plan {
   byte_loop inner{1, 0, 0};   ///< kind strided: innermost loop
   byte_loop inner2{1, 0, 0};  ///< kind strided: the loop around it (n = 1 if none)
   index_t src_off = 0, dst_off = 0;
-  bool nt = false;         ///< streaming stores (set by use_streaming_stores)
-  bool buffered = false;   ///< kind transpose: tiles go through a buffer, rows out whole
+  bool nt = false;         ///< streaming stores (set by use_streaming_stores); a transpose
+                           ///< that streams goes through a buffer, rows out whole
   index_t block_a = 1;     ///< kind transpose: A indices per work unit
   index_t blocks_a = 1;    ///< kind transpose: blocks of group A
   index_t block_b = 1;     ///< kind transpose: B indices per work unit (the last takes the rest)
@@ -310,7 +310,7 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
     if (e.elem > 8 || kernels::tile_of(e.elem) == 1 || (e.nA * e.elem) % 64) return;
     for (int k = 0; k < e.nb; ++k)
       if (e.gb[k].ds % 64) return;
-    e.nt = e.buffered = true;
+    e.nt = true;
     split_group_a(e, transpose_block_bytes, std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
   }
 }
@@ -495,8 +495,8 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
   const index_t na = a_end - a_begin;
   const index_t* const offA = offA_all + a_begin;
   char* const dcol = d + a_begin * E;
-  // A transpose is buffered exactly when it streams (use_streaming_stores sets both), so each
-  // instantiation compiles one of the two ways: the other would be dead code, and compile time.
+  // A transpose is buffered exactly when it streams (engine_plan::nt), so each instantiation
+  // compiles one of the two ways: the other would be dead code, and compile time.
   if constexpr (!NT) {
     // A destination at 16 mod 64 (a std::vector of 1 MiB, from glibc) split every other 32-byte
     // tile-row store across two lines: FLUX pack (1,16,128,128) fp32 ran at 0.47-0.50 of memcpy
@@ -632,10 +632,10 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           // back, so a destination line that two blocks share is completed while cached, and
           // threads split along B write disjoint rows (split along A, they shared a line of
           // every row: (394,69,154).permute(1,2,0) at 2 threads went 0.54-0.56 -> 0.69-0.71 of memcpy).
-          // Buffered, blocks end on whole lines and A-major measured better (4096^2: 0.66 at 2
-          // threads against 0.60).
-          const index_t blk = p.buffered ? k / p.blocks_b : k % p.blocks_a;
-          const index_t chunk = p.buffered ? k % p.blocks_b : k / p.blocks_a;
+          // Buffered (p.nt), blocks end on whole lines and A-major measured better (4096^2: 0.66
+          // at 2 threads against 0.60).
+          const index_t blk = p.nt ? k / p.blocks_b : k % p.blocks_a;
+          const index_t chunk = p.nt ? k % p.blocks_b : k / p.blocks_a;
           const index_t a_begin = blk * p.block_a, a_end = std::min(p.nA, a_begin + p.block_a);
           const index_t b_begin = chunk * p.block_b;
           const index_t b_end = chunk + 1 == p.blocks_b ? p.nB : b_begin + p.block_b;
