@@ -34,9 +34,7 @@ void streaming_transpose(index_t R, index_t C) {
 template <class E>
 engine_plan streaming_plan(const E& e, const void* dst) {
   decltype(auto) s = fold(e);
-  fold_state<1> d{};
-  fold_leaf(d, s.sizes, contiguous_strides(s.sizes));
-  engine_plan ep = make_engine_plan(make_plan(physical(s), physical(d)), sizeof(float));
+  engine_plan ep = make_engine_plan(contiguous_plan(physical(s)), sizeof(float));
   use_streaming_stores(ep, dst, s.numel().v * static_cast<index_t>(sizeof(float)));
   return ep;
 }

@@ -18,6 +18,15 @@ namespace lazyview {
 #endif
 inline constexpr index_t single_thread_bytes = LAZYVIEW_SINGLE_THREAD_BYTES;
 
+/// The plan that writes a fold row-major into a fresh buffer of its sizes: what contiguous()
+/// runs and explain() shows. @pre src has its physical levels (physical(s)).
+template <int L>
+constexpr copy_plan contiguous_plan(const fold_state<L>& src) {
+  fold_state<1> d{};
+  fold_leaf(d, src.sizes, contiguous_strides(src.sizes));
+  return make_plan(src, physical(d));
+}
+
 namespace detail {
 
 /// The chain an argument stands for: a tensor's ref() (mutable for a mutable tensor), else itself.
@@ -70,11 +79,7 @@ void execute(const fold_state<L1>& sf_view, const T* src, const fold_state<L2>& 
 template <class E>
 inline constexpr auto static_physical_v = physical(static_fold_v<E>);
 template <class E>
-inline constexpr copy_plan static_contiguous_plan_v = [] {
-  fold_state<1> d{};
-  fold_leaf(d, static_fold_v<E>.sizes, contiguous_strides(static_fold_v<E>.sizes));
-  return make_plan(static_physical_v<E>, physical(d));
-}();
+inline constexpr copy_plan static_contiguous_plan_v = contiguous_plan(static_physical_v<E>);
 
 /// The plan of copy() between two static chains, a constant like static_contiguous_plan_v.
 /// @pre static_copy_runs_v<S, D> (make_plan needs equal sizes and a destination view).

@@ -78,9 +78,7 @@ std::string explain(const E& expr) {
     out += "plan: nothing to copy (no elements)\n";
     return out;
   }
-  fold_state<1> dst{};
-  fold_leaf(dst, s.sizes, contiguous_strides(s.sizes));
-  out += "plan (contiguous()): " + plan_string(make_plan(physical(s), physical(dst))) + "\n";
+  out += "plan (contiguous()): " + plan_string(contiguous_plan(physical(s))) + "\n";
   return out;
 }
 
