@@ -119,7 +119,9 @@ BOOST_AUTO_TEST_CASE(long_runs_in_either_loop_order)
     for (run_case const& c : {run_case{{1, 67, 16, 80}, {0, 2, 1, 3}, true},    // 16 scattered, 67 gathered
                               run_case{{1, 5, 200, 70}, {0, 2, 1, 3}, false},   // 200 scattered, 5 gathered
                               run_case{{3, 4, 5, 70}, {1, 2, 0, 3}, false},     // 20 scattered, 3 gathered
-                              run_case{{3, 4, 5, 70}, {2, 0, 1, 3}, true}}) {   // 5 scattered, 12 gathered
+                              run_case{{3, 4, 5, 70}, {2, 0, 1, 3}, true},      // 5 scattered, 12 gathered
+                              run_case{{1, 80, 60, 70}, {0, 2, 1, 3}, true},    // 1.3 MiB: prefetched
+                              run_case{{1, 8, 600, 70}, {0, 2, 1, 3}, false}}) {   // 1.3 MiB, in order
         auto const& n = c.sizes;
         std::array<index_t, 4> const st{n[1] * n[2] * n[3], n[2] * n[3], n[3], 1};
         std::array<index_t, 4> out{};
@@ -152,6 +154,11 @@ BOOST_AUTO_TEST_CASE(long_runs_in_either_loop_order)
                 auto const& b = ep.outer[k];
                 BOOST_TEST((c.source_order ? std::abs(a.ss) > std::abs(b.ss) : std::abs(a.ds) > std::abs(b.ds)));
             }
+            // Scattered writes past 1 MiB ask for the lines of the run two on ahead; writes in
+            // order and small copies leave it to the hardware.
+            auto const& in = ep.outer[ep.nouter - 1];
+            bool const big = numel_of(out) * 4 >= lv::run_prefetch_threshold;
+            BOOST_TEST(lv::run_prefetch_distance(ep) == (c.source_order && big ? 2 * in.ds : 0));
         }
     }
 }

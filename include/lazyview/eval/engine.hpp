@@ -355,6 +355,17 @@ inline void prefetch_line(const char* p) {
 #endif
 }
 
+/// Asks for the lines of [p, p + n) ahead of stores to them (PREFETCHW where the target has it).
+inline void prefetch_for_write(const char* p, index_t n) {
+#if defined(__GNUC__)
+  const char* const end = p + n;
+  for (const char* q = p - (reinterpret_cast<std::uintptr_t>(p) & 63); q < end; q += 64) __builtin_prefetch(q, 1, 3);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
 /// Calls f(a) for the first index of each tile along A, in order: 0, then head (if any) and on by
 /// T, the last moved back to end at na. @pre na >= T.
 template <int T, class F>
@@ -573,6 +584,24 @@ void transpose_block_odd(const engine_plan& p, const char* s, char* d, const ind
 
 }  // namespace kernels
 
+/// How far ahead (bytes of destination) a run copy in place asks for the lines it will write:
+/// two runs on along its innermost loop where that scatters the writes and the destination is
+/// past run_prefetch_threshold, else 0. Each scattered run is a fresh set of lines to read for
+/// ownership, which the hardware prefetchers do not foresee. fp32, 1 thread, ratio to memcpy, 9
+/// shuffled runs, medians: (187,258,87).permute(1,0,2) 0.77-0.81 -> 0.96-0.99,
+/// (96,193,227).permute(1,0,2) 0.89-0.95 -> 0.99-1.00, (68,14,35,9,14).permute(0,2,1,3,4)
+/// 0.90-0.95 -> 0.99-1.02; the same from one to four runs ahead, and with a plain prefetcht0
+/// where the target has no PREFETCHW. Asking for the source lines of gathered runs instead lost
+/// ((30,40,50,70).permute(1,2,0,3) 0.94 -> 0.87), and in cache the requests only cost
+/// ((32,16,96).permute(1,0,2), 192 KiB: 0.60 -> 0.55).
+inline constexpr index_t run_prefetch_threshold = index_t{1} << 20;
+inline index_t run_prefetch_distance(const engine_plan& p) {
+  if (p.kind != engine_plan::run || p.nt || p.nouter == 0 || p.outer_count() * p.run_bytes < run_prefetch_threshold)
+    return 0;
+  const index_t ds = p.outer[p.nouter - 1].ds;
+  return (ds < 0 ? -ds : ds) == p.run_bytes ? 0 : 2 * ds;
+}
+
 /// Runs work units [first, last) of an engine plan.
 /// (A unit is one outer iteration, times one block of group A for transposes.)
 /// offA, offB: the source offsets of every index of group A and the destination offsets of
@@ -591,14 +620,17 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
     s += idx[k] * p.outer[k].ss;
     d += idx[k] * p.outer[k].ds;
   }
+  const index_t ahead = run_prefetch_distance(p);
   for (index_t u = first; u < last;) {
     // one outer iteration (or part of it)
     switch (p.kind) {
       case engine_plan::run:
-        if (p.nt)
+        if (p.nt) {
           kernels::copy_nt(s, d, p.run_bytes);
-        else
+        } else {
+          if (ahead != 0) kernels::prefetch_for_write(d + ahead, p.run_bytes);
           std::memcpy(d, s, static_cast<std::size_t>(p.run_bytes));
+        }
         ++u;
         break;
       case engine_plan::strided:
