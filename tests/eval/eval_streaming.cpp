@@ -106,3 +106,26 @@ BOOST_AUTO_TEST_CASE(streaming_transpose_and_pack) {
   copy(from_blob(x.data(), {B * Ch * H * W}), flat);
   BOOST_TEST(std::equal(x.begin(), x.end(), flat.data()));
 }
+
+// Long runs past 16 MiB, written far apart (source order), of a length and spacing that leave
+// every other run starting mid-line: each streams whole lines only (copy_nt, head 64), the
+// partial lines at either end plainly. (8192,4,136).permute(1,0,2) in int32, runs of 544 bytes.
+BOOST_AUTO_TEST_CASE(streaming_runs_scattered) {
+  const index_t P = 8192, Q = 4, R = 136;
+  std::vector<std::int32_t> x(static_cast<std::size_t>(P * Q * R));
+  std::iota(x.begin(), x.end(), 0);
+  tensor<std::int32_t, 3> y({Q, P, R});
+  const auto e = from_blob(x.data(), {P, Q, R}).permute(1, 0, 2);
+  engine_plan ep = make_engine_plan(contiguous_plan(physical(fold(e))), 4);
+  use_streaming_stores(ep, y.data(), P * Q * R * 4);
+  BOOST_TEST((ep.kind == engine_plan::run && ep.nt == kernels::have_nt && scattered_runs(ep)));
+  for (unsigned th : {1u, 2u}) {
+    std::fill_n(y.data(), P * Q * R, -1);
+    copy(e, y, threads{th});
+    std::size_t bad = 0;
+    for (index_t q = 0; q < Q; ++q)
+      for (index_t p = 0; p < P; ++p)
+        for (index_t r = 0; r < R; ++r) bad += y.data()[(q * P + p) * R + r] != x[static_cast<std::size_t>((p * Q + q) * R + r)];
+    BOOST_TEST(bad == 0u, "threads " << th);
+  }
+}

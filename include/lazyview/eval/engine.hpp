@@ -584,6 +584,13 @@ void transpose_block_odd(const engine_plan& p, const char* s, char* d, const ind
 
 }  // namespace kernels
 
+/// Whether a run copy writes consecutive runs apart (source order), not back to back.
+inline bool scattered_runs(const engine_plan& p) {
+  if (p.kind != engine_plan::run || p.nouter == 0) return false;
+  const index_t ds = p.outer[p.nouter - 1].ds;
+  return (ds < 0 ? -ds : ds) != p.run_bytes;
+}
+
 /// How far ahead (bytes of destination) a run copy in place asks for the lines it will write:
 /// two runs on along its innermost loop where that scatters the writes and the destination is
 /// past run_prefetch_threshold, else 0. Each scattered run is a fresh set of lines to read for
@@ -596,10 +603,8 @@ void transpose_block_odd(const engine_plan& p, const char* s, char* d, const ind
 /// ((32,16,96).permute(1,0,2), 192 KiB: 0.60 -> 0.55).
 inline constexpr index_t run_prefetch_threshold = index_t{1} << 20;
 inline index_t run_prefetch_distance(const engine_plan& p) {
-  if (p.kind != engine_plan::run || p.nt || p.nouter == 0 || p.outer_count() * p.run_bytes < run_prefetch_threshold)
-    return 0;
-  const index_t ds = p.outer[p.nouter - 1].ds;
-  return (ds < 0 ? -ds : ds) == p.run_bytes ? 0 : 2 * ds;
+  if (p.nt || !scattered_runs(p) || p.outer_count() * p.run_bytes < run_prefetch_threshold) return 0;
+  return 2 * p.outer[p.nouter - 1].ds;
 }
 
 /// Runs work units [first, last) of an engine plan.
@@ -621,12 +626,13 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
     d += idx[k] * p.outer[k].ds;
   }
   const index_t ahead = run_prefetch_distance(p);
+  const index_t nt_head = scattered_runs(p) ? 64 : 32;  // see copy_nt
   for (index_t u = first; u < last;) {
     // one outer iteration (or part of it)
     switch (p.kind) {
       case engine_plan::run:
         if (p.nt) {
-          kernels::copy_nt(s, d, p.run_bytes);
+          kernels::copy_nt(s, d, p.run_bytes, nt_head);
         } else {
           if (ahead != 0) kernels::prefetch_for_write(d + ahead, p.run_bytes);
           std::memcpy(d, s, static_cast<std::size_t>(p.run_bytes));
