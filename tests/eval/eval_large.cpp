@@ -163,6 +163,39 @@ BOOST_AUTO_TEST_CASE(long_runs_in_either_loop_order)
     }
 }
 
+BOOST_AUTO_TEST_CASE(odd_element_rows_apart)
+{
+    // (2,40,20,4,10,14).permute(2,3,4,0,1,5) in fp32, 3.6 MB: elements of 14 floats (56 bytes,
+    // no tile kernel), destination rows of a block apart, so each row's lines are asked for
+    // ahead (prefetch_rows); values at 1 and 2 threads.
+    std::array<index_t, 6> const n{2, 40, 20, 4, 10, 14};
+    std::array<int, 6> const perm{2, 3, 4, 0, 1, 5};
+    std::array<index_t, 6> out{};
+    for (std::size_t k = 0; k < 6; ++k) out[k] = n[static_cast<std::size_t>(perm[k])];
+    std::array<index_t, 6> const st = contiguous_strides(n);
+    auto buf = make_buffer<float>(numel_of(n));
+    float* p = buf.data();
+    auto e = lv::from_blob(p, {n[0], n[1], n[2], n[3], n[4], n[5]}).permute(2, 3, 4, 0, 1, 5);
+    check_eval<float>(e, out,
+                      [&](index_t f) {
+                          index_t o = 0;
+                          for (std::size_t k = 6; k-- > 0;) {
+                              o += (f % out[k]) * st[static_cast<std::size_t>(perm[k])];
+                              f /= out[k];
+                          }
+                          return p[o];
+                      },
+                      "(2,40,20,4,10,14).permute(2,3,4,0,1,5)");
+    lv::engine_plan const ep = lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), sizeof(float));
+    BOOST_TEST((ep.kind == lv::engine_plan::transpose && ep.elem == 56 && lv::prefetch_rows(ep)));
+    // Not asked for: in cache (358 KB), or rows back to back (one block of A, rows of B
+    // adjacent: (26,78,20,10).permute(1,2,0,3), 1.6 MB of 40-byte elements).
+    auto plan_of = [](auto const& x) { return lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(x))), sizeof(float)); };
+    BOOST_TEST(!lv::prefetch_rows(plan_of(lv::from_blob(p, {2, 40, 20, 4, 1, 14}).permute(2, 3, 4, 0, 1, 5))));
+    lv::engine_plan const dense = plan_of(lv::from_blob(p, {26, 78, 20, 10}).permute(1, 2, 0, 3));
+    BOOST_TEST((dense.kind == lv::engine_plan::transpose && dense.elem == 40 && !lv::prefetch_rows(dense)));
+}
+
 BOOST_AUTO_TEST_CASE(rank6_permute_and_broadcast)
 {
     std::array<index_t, 6> const s{8, 6, 5, 4, 3, 7};
