@@ -297,6 +297,46 @@ BOOST_AUTO_TEST_CASE(copy_between_static_chains_uses_the_constant_plan)
         BOOST_TEST(a == b);
     }
     BOOST_TEST(a[((3 * H) + 5) * C + 7] == dyn(0, 7, 5, 3));  // out(0, c, h, w) at [w][h][c]
+    // 7.5 KiB: the constant plan runs as a loop nest of constants (static_nest).
+    using P = decltype(sta);
+    BOOST_TEST((lv::detail::static_nest_runs_v<lv::detail::static_contiguous_plan_v<P>, float>));
+}
+
+BOOST_AUTO_TEST_CASE(static_chains_either_side_of_the_nest_threshold)
+{
+    // FLUX pack of (1,C,H,W) static against the same chain dynamic, contiguous() and copy() into
+    // a permuted destination: odd sizes in cache ((1,3,6,10), 720 bytes), just under and over
+    // static_nest_bytes in fp32 ((1,16,32,8): 16 KiB; (1,16,32,10): 20 KiB), and 64 KiB in
+    // int16.
+    auto check = [&]<class T, index_t C, index_t H, index_t W>(T, std::integral_constant<index_t, C>, std::integral_constant<index_t, H>,
+                                                              std::integral_constant<index_t, W>, bool nest) {
+        auto src = make_buffer<T>(C * H * W);
+        auto sta = lv::from_blob<1, C, H, W>(src.data())
+                       .template view<1, C, H / 2, 2, W / 2, 2>()
+                       .template permute<0, 2, 4, 1, 3, 5>()
+                       .template reshape<1, (H / 2) * (W / 2), C * 4>();
+        auto dyn = lv::from_blob(src.data(), {1, C, H, W})
+                       .view(1, C, H / 2, 2, W / 2, 2)
+                       .permute(0, 2, 4, 1, 3, 5)
+                       .reshape(1, (H / 2) * (W / 2), C * 4);
+        std::string const what = std::to_string(sizeof(T)) + "-byte (1," + std::to_string(C) + "," + std::to_string(H) + "," + std::to_string(W) + ")";
+        BOOST_TEST_CONTEXT(what)
+        {
+            BOOST_TEST((lv::detail::static_nest_runs_v<lv::detail::static_contiguous_plan_v<decltype(sta)>, T> == nest));
+            auto const want = dyn.contiguous();
+            auto const got = sta.contiguous();
+            BOOST_TEST(std::equal(want.data(), want.data() + want.numel(), got.data()));
+            std::vector<T> a(static_cast<std::size_t>(C * H * W)), b(a.size());
+            lv::copy(sta, lv::from_blob<C * 4, (H / 2) * (W / 2), 1>(a.data()).template permute<2, 1, 0>());
+            lv::copy(dyn, lv::from_blob(b.data(), {C * 4, (H / 2) * (W / 2), 1}).permute(2, 1, 0));
+            BOOST_TEST(a == b);
+        }
+    };
+    using std::integral_constant;
+    check(float{}, integral_constant<index_t, 3>{}, integral_constant<index_t, 6>{}, integral_constant<index_t, 10>{}, true);
+    check(float{}, integral_constant<index_t, 16>{}, integral_constant<index_t, 32>{}, integral_constant<index_t, 8>{}, true);
+    check(float{}, integral_constant<index_t, 16>{}, integral_constant<index_t, 32>{}, integral_constant<index_t, 10>{}, false);
+    check(std::int16_t{}, integral_constant<index_t, 16>{}, integral_constant<index_t, 64>{}, integral_constant<index_t, 32>{}, false);
 }
 
 BOOST_AUTO_TEST_CASE(copy_size_mismatch)
