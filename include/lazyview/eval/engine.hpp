@@ -399,8 +399,13 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
                             index_t head = 0, index_t s_step = 0, index_t d_step = 0, bool prefetch = false) {
   constexpr int T = micro<E>::T;
   if (b1 - b0 < T || na < T) {
-    for (index_t b = b0; b < b1; ++b)
-      for (index_t a = 0; a < na; ++a) copy_elem<E>(s + offA[a] + b * E, drow(b) + a * E);
+    // (row pointers held in locals: stores through char* may alias anything the compiler would
+    // otherwise reload per element: 2276 -> 1148 instructions for a (1,16,4,4) FLUX pack)
+    for (index_t b = b0; b < b1; ++b) {
+      const char* const sb = s + b * E;
+      char* const dr = drow(b);
+      for (index_t a = 0; a < na; ++a) copy_elem<E>(sb + offA[a], dr + a * E);
+    }
     return;
   }
   if constexpr (T > 1) {
