@@ -60,7 +60,7 @@ runner make_flux_loop(const workload& w, int threads, const void* src, void* dst
   const auto [B, C, H, W] = w.flux;
   const T* s = static_cast<const T*>(src);
   T* d = static_cast<T*>(dst);
-  const bool pack = w.family == "flux_pack";
+  const bool pack = w.pack;
   if (w.bytes() < single_thread_bytes) threads = 1;
   return [=]() -> const void* {
     pool_run(threads, [&](int i, int n) {
@@ -74,8 +74,6 @@ runner make_flux_loop(const workload& w, int threads, const void* src, void* dst
     return d;
   };
 }
-
-bool is_flux(const workload& w) { return w.family == "flux_pack" || w.family == "flux_unpack"; }
 
 }  // namespace
 
@@ -106,7 +104,7 @@ void add_baseline_impls(std::vector<impl>& v) {
                [](const workload& w, int t, const void* src, void* dst) {
                  return make_loop_any(w, t, src, dst, false);
                }});
-  v.push_back({"loop_flux_literal2", true, [](const workload& w, int) { return is_flux(w); },
+  v.push_back({"loop_flux_literal2", true, [](const workload& w, int) { return w.is_flux(); },
                [](const workload& w, int t, const void* src, void* dst) -> runner {
                  if (w.esize == 4) return make_flux_loop<float>(w, t, src, dst);
                  return make_flux_loop<std::uint16_t>(w, t, src, dst);

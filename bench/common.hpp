@@ -24,7 +24,7 @@ using index_t = std::int64_t;
 /// One benchmark case (the thread count is added at registration).
 struct workload {
   enum kind_t { chain, permute_only };
-  std::string family;  ///< flux_pack, flux_unpack, agents, transpose, perm, runs
+  std::string family;  ///< flux_pack, flux_unpack, small, agents, transpose, perm, runs
   std::string dtype;   ///< fp32 or bf16 (bf16 = uint16_t storage)
   std::string shape;   ///< name part, e.g. 1x16x128x128
   int esize = 4;       ///< bytes per element
@@ -33,7 +33,8 @@ struct workload {
   std::vector<index_t> view;  ///< sizes after view (== in for permute_only)
   std::vector<int> perm;      ///< permute dims (rank == view.size())
   std::vector<index_t> out;   ///< final sizes (reshape target; permuted sizes for permute_only)
-  std::array<index_t, 4> flux{};  ///< (B,C,H,W) for the FLUX families (static dispatch)
+  std::array<index_t, 4> flux{};  ///< (B,C,H,W) for the FLUX chains (static dispatch)
+  bool pack = false;              ///< a FLUX chain: pack (else unpack)
   bool large = false;         ///< fewer/shorter repetitions
 
   index_t numel() const {
@@ -49,6 +50,8 @@ struct workload {
     return p;
   }
   std::string id() const { return family + "/" + dtype + "/" + shape; }
+  /// A FLUX chain (the flux families, and the small shapes).
+  bool is_flux() const { return flux[0] != 0; }
   std::string name(int threads, const std::string& impl) const {
     return id() + "/t" + std::to_string(threads) + "/" + impl;
   }

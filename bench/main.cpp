@@ -28,6 +28,7 @@ std::string join(const std::vector<index_t>& v, const char* sep = "x") {
 workload flux(bool pack, const char* dtype, index_t B, index_t C, index_t H, index_t W) {
   workload w;
   w.family = pack ? "flux_pack" : "flux_unpack";
+  w.pack = pack;
   w.dtype = dtype;
   w.esize = std::strcmp(dtype, "fp32") == 0 ? 4 : 2;
   w.shape = join({B, C, H, W});
@@ -123,6 +124,21 @@ std::vector<workload> run_orders() {
           permutation("runs", {30, 40, 50, 70}, {1, 2, 0, 3})};  // 2000 against 30: destination order
 }
 
+/// Small and odd FLUX shapes, in cache, where a call's fixed costs show: the target there is the
+/// plain loop (nowhere slower, sizes 1, 3, 7 and primes included), at 1 thread.
+std::vector<workload> small_shapes() {
+  const index_t shapes[][4] = {{1, 16, 4, 4}, {1, 16, 8, 8}, {1, 3, 6, 6}, {1, 7, 14, 14}, {1, 5, 22, 22}};
+  std::vector<workload> v;
+  for (bool pack : {true, false})
+    for (const auto& s : shapes) {
+      workload w = flux(pack, "fp32", s[0], s[1], s[2], s[3]);
+      w.family = "small";
+      w.shape = (pack ? "pack_" : "unpack_") + w.shape;
+      v.push_back(w);
+    }
+  return v;
+}
+
 std::vector<workload> all_workloads() {
   std::vector<workload> v;
   const index_t shapes[][4] = {{1, 16, 128, 128}, {1, 16, 256, 256}, {4, 16, 256, 256}, {16, 16, 256, 256}};
@@ -134,6 +150,7 @@ std::vector<workload> all_workloads() {
   v.push_back(permutation("transpose", {4096, 4096}, {1, 0}));
   for (auto& w : random_permutations()) v.push_back(w);
   for (auto& w : run_orders()) v.push_back(w);
+  for (auto& w : small_shapes()) v.push_back(w);
   return v;
 }
 
@@ -193,6 +210,7 @@ int main(int argc, char** argv) {
     for (int t : {1, 2})
       for (const impl& im : impls) {
         if (!im.supports(w, t)) continue;
+        if (w.family == "small" && t != 1) continue;  // one thread below single_thread_bytes anyway
         // The run-order cases test the engine's loop order against both plain loops; the peers
         // are measured on the random permutations.
         if (w.family == "runs" && im.name != "memcpy" && im.name != "stream_copy" && im.name != "loop" &&
