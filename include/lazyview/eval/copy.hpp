@@ -56,8 +56,11 @@ void run_plan(const copy_plan& p, const fold_state<L1>& sf, const T* src, T* dst
     index_t* offA = nullptr;
     if (ep.kind == engine_plan::transpose) {
       const auto n = static_cast<std::size_t>(ep.nA + ep.nB);
-      if (n > std::size(local)) heap.resize(n);
-      offA = n > std::size(local) ? heap.data() : local;
+      offA = local;
+      if (n > std::size(local)) {
+        heap.resize(n);
+        offA = heap.data();
+      }
       kernels::group_offsets(ep.ga, ep.na, true, 0, ep.nA, offA);
       kernels::group_offsets(ep.gb, ep.nb, false, 0, ep.nB, offA + ep.nA);
     }

@@ -278,17 +278,20 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
 inline constexpr index_t streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
 inline constexpr index_t scattered_streaming_threshold = LAZYVIEW_SCATTERED_STREAMING_THRESHOLD;
 
+/// Whether a transpose's work unit writes one dense stretch of destination: A is one block and
+/// rows of consecutive B indices are adjacent (written back to back).
+inline bool dst_dense_units(const engine_plan& e) { return e.blocks_a == 1 && e.gb[0].ds == e.nA * e.elem; }
+
 /// Whether neither side of a transpose's work unit is one dense stretch: its destination is
-/// dense when A is one block and rows of consecutive B indices are adjacent, its source when B
-/// is one chunk and source rows of consecutive A indices are adjacent.
+/// dense as in dst_dense_units, its source when B is one chunk and source rows of consecutive A
+/// indices are adjacent.
 /// Examples: (1024,1024).t() fp32 (A in 4 blocks, B in 4 chunks): scattered. FLUX pack (A = 32
 /// wide elements whole, B rows 256 bytes apart): not. (6,19,19,9,16,13).permute(2,5,1,0,3,4)
 /// (B = 13 whole, A rows 52 bytes apart in the source): not.
 inline bool scattered_transpose(const engine_plan& e) {
   if (e.kind != engine_plan::transpose) return false;
-  const bool dst_dense = e.blocks_a == 1 && e.gb[0].ds == e.nA * e.elem;
   const bool src_dense = e.blocks_b == 1 && e.ga[0].ss == e.nB * e.elem;
-  return !dst_dense && !src_dense;
+  return !dst_dense_units(e) && !src_dense;
 }
 
 /// Long runs stream when they start 32-byte aligned (copy_nt stores any head and tail plainly).
@@ -624,8 +627,7 @@ inline index_t run_prefetch_distance(const engine_plan& p) {
 /// nothing from asking one or two tile groups ahead.
 inline bool prefetch_rows(const engine_plan& p) {
   if (p.kind != engine_plan::transpose || is_pow2_upto64(p.elem)) return false;
-  const bool back_to_back = p.blocks_a == 1 && p.gb[0].ds == p.nA * p.elem;
-  return !back_to_back && p.outer_count() * p.nA * p.nB * p.elem >= run_prefetch_threshold;
+  return !dst_dense_units(p) && p.outer_count() * p.nA * p.nB * p.elem >= run_prefetch_threshold;
 }
 
 /// Runs work units [first, last) of an engine plan.
