@@ -61,8 +61,8 @@ void run_plan(const copy_plan& p, const fold_state<L1>& sf, const T* src, T* dst
         heap.resize(n);
         offA = heap.data();
       }
-      kernels::group_offsets(ep.ga, ep.na, true, 0, ep.nA, offA);
-      kernels::group_offsets(ep.gb, ep.nb, false, 0, ep.nB, offA + ep.nA);
+      kernels::group_offsets(ep.ga, ep.na, true, offA);
+      kernels::group_offsets(ep.gb, ep.nb, false, offA + ep.nA);
     }
     const char* s = reinterpret_cast<const char*>(src);
     char* d = reinterpret_cast<char*>(dst);

@@ -320,32 +320,20 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
 
 namespace kernels {
 
-/// Offsets (bytes, on one side) of `count` consecutive indices of a group from index `first`;
-/// members innermost first. An odometer: one division per member, then additions only.
-/// Example: members of sizes 2 and 3 with source strides 12 and 4 bytes, first 1, count 3:
-/// indices 1, 2, 3 are (1,0), (0,1), (1,1), so 12, 4, 16.
-inline void group_offsets(const byte_loop* g, int ng, bool src_side, index_t first, index_t count,
-                          index_t* out) {
-  if (ng == 1) {  // one member: an arithmetic progression (FLUX unpack's A group)
-    const index_t st = src_side ? g[0].ss : g[0].ds;
-    for (index_t i = 0; i < count; ++i) out[i] = (first + i) * st;
-    return;
-  }
-  index_t idx[max_loops], off = 0;
+/// Offsets (bytes, on one side) of every index of a group, members innermost first: the table
+/// for the first k members, repeated once per further index of member k, each copy shifted by
+/// its stride. A few instructions per entry, where an odometer over the members took about 25
+/// (850 of the 7000 instructions of a dynamic (1,16,4,4) FLUX pack).
+/// Example: members of sizes 2 and 3 with source strides 12 and 4 bytes: 0, 12, 4, 16, 8, 20.
+/// @post out holds the product of the members' sizes entries.
+inline void group_offsets(const byte_loop* g, int ng, bool src_side, index_t* out) {
+  out[0] = 0;
+  index_t count = 1;
   for (int m = 0; m < ng; ++m) {
-    idx[m] = first % g[m].n;
-    first /= g[m].n;
-    off += idx[m] * (src_side ? g[m].ss : g[m].ds);
-  }
-  for (index_t i = 0; i < count; ++i) {
-    out[i] = off;
-    for (int m = 0; m < ng; ++m) {
-      const index_t st = src_side ? g[m].ss : g[m].ds;
-      off += st;
-      if (++idx[m] < g[m].n) break;
-      off -= g[m].n * st;
-      idx[m] = 0;
-    }
+    const index_t st = src_side ? g[m].ss : g[m].ds;
+    const index_t next = count * g[m].n;
+    for (index_t i = count; i < next; ++i) out[i] = out[i - count] + st;
+    count = next;
   }
 }
 
