@@ -114,7 +114,7 @@ std::vector<workload> random_permutations() {
 
 /// Long runs (over 256 bytes contiguous on both sides) in either loop order: the engine picks
 /// source order unless it keeps over 4x the open runs of destination order (order_runs in
-/// eval/engine.hpp). Three shapes on each side of that rule, about 16 MiB each.
+/// eval/engine_plan.hpp). Three shapes on each side of that rule, about 16 MiB each.
 std::vector<workload> run_orders() {
   return {permutation("runs", {1161, 6, 656}, {1, 0, 2}),        // 6 scattered, 1161 gathered: source order
           permutation("runs", {187, 258, 87}, {1, 0, 2}),        // 258 against 187: source order

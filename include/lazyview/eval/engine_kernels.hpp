@@ -1,0 +1,278 @@
+#pragma once
+// The loops of the engine over one work unit: transposes of wide elements in tiles (in place or
+// through a buffer out by streaming stores), element by element for odd sizes, and strided loops.
+// They read the plan and the offset tables of its transpose groups; which unit runs where is
+// eval/engine.hpp's business.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "engine_plan.hpp"
+
+namespace lazyview {
+
+namespace kernels {
+
+/// Offsets (bytes, on one side) of every index of a group, members innermost first: the table
+/// for the first k members, repeated once per further index of member k, each copy shifted by
+/// its stride. A few instructions per entry, where an odometer over the members took about 25
+/// (850 of the 7000 instructions of a dynamic (1,16,4,4) FLUX pack).
+/// Example: members of sizes 2 and 3 with source strides 12 and 4 bytes: 0, 12, 4, 16, 8, 20.
+/// @post out holds the product of the members' sizes entries.
+inline void group_offsets(const byte_loop* g, int ng, bool src_side, index_t* out) {
+  out[0] = 0;
+  index_t count = 1;
+  for (int m = 0; m < ng; ++m) {
+    const index_t st = src_side ? g[m].ss : g[m].ds;
+    const index_t next = count * g[m].n;
+    for (index_t i = count; i < next; ++i) out[i] = out[i - count] + st;
+    count = next;
+  }
+}
+
+/// Asks for the cache line at p ahead of its first load.
+inline void prefetch_line(const char* p) {
+#if defined(__GNUC__)
+  __builtin_prefetch(p, 0, 3);
+#else
+  (void)p;
+#endif
+}
+
+/// Asks for the lines of [p, p + n) ahead of stores to them (PREFETCHW where the target has it).
+inline void prefetch_for_write(const char* p, index_t n) {
+#if defined(__GNUC__)
+  const char* const end = p + n;
+  for (const char* q = p - (reinterpret_cast<std::uintptr_t>(p) & 63); q < end; q += 64) __builtin_prefetch(q, 1, 3);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
+/// Calls f(a) for the first index of each tile along A, in order: 0, then head (if any) and on by
+/// T, the last moved back to end at na. @pre na >= T.
+template <int T, class F>
+inline void for_tiles_a(index_t na, index_t head, F&& f) {
+  for (index_t at = 0;;) {
+    const index_t a = at + T <= na ? at : na - T;
+    f(a);
+    if (a + T >= na) break;
+    at = at == 0 && head > 0 ? head : at + T;
+  }
+}
+
+/// Moves the tiles of rows [b0, b1) of group B and na indices of group A, whose source offsets
+/// are offA[0, na); `drow(b)` is where destination row b (at the first of those A indices)
+/// starts. A tail shorter than a tile is covered by a last tile moved back to end at the
+/// boundary (copying some elements twice, harmlessly: source and destination never overlap
+/// here, and both copies belong to the same work unit). With fewer than T rows or indices, the
+/// elements go one at a time. `head` (0 < head < T, or 0): the tiles after the first start at
+/// head + kT, overlapping the first as the tail does, so that their destination rows are aligned
+/// to a whole tile row (see transpose_block).
+/// Evenly spaced rows are addressed without tables: `d_step` (if not 0) is the spacing of
+/// destination rows b, b+1, ... within a tile, `s_step` (if not 0) that of source rows a, a+1, ...
+/// A tile then keeps its other side's T rows while it sweeps along this one. `prefetch` (with
+/// d_step): each tile along A first asks for the next one's source lines of the slice. From
+/// memory (the buffered path) that measured 1.04-1.08x on FLUX fp32 (16,16,256,256) and up to
+/// 1.10x on the 16 MiB permutations at 1 thread (1.10-1.20x on FLUX fp32 at 2), none lower;
+/// in cache (FLUX (1,16,128,128) in place) 0.88-0.95x, so the in-place path does not.
+/// `DEven`: d_step is never 0 (the streaming path's buffer), and only that way is compiled.
+template <int E, bool DEven = false, class DRow>
+inline void transpose_tiles(const char* s, const index_t* offA, index_t na, index_t b0, index_t b1, DRow drow,
+                            index_t head = 0, index_t s_step = 0, index_t d_step = 0, bool prefetch = false) {
+  constexpr int T = micro<E>::T;
+  if (b1 - b0 < T || na < T) {
+    // (row pointers held in locals: stores through char* may alias anything the compiler would
+    // otherwise reload per element: 2276 -> 1148 instructions for a (1,16,4,4) FLUX pack)
+    for (index_t b = b0; b < b1; ++b) {
+      const char* const sb = s + b * E;
+      char* const dr = drow(b);
+      for (index_t a = 0; a < na; ++a) copy_elem<E>(sb + offA[a], dr + a * E);
+    }
+    return;
+  }
+  if constexpr (T > 1) {
+    if (DEven || d_step != 0) {
+      // Destination rows evenly spaced (FLUX pack's B, a transpose buffer): per tile along A,
+      // its T source rows stay put while tiles sweep B, reading them in order. B goes in slices
+      // whose destination (transpose_slice_bytes) stays in L1 until every A tile has written it.
+      const index_t slice = std::max<index_t>(T, transpose_slice_bytes / (na * E) / T * T);
+      for (index_t bb = b0; bb < b1;) {
+        const index_t be = b1 - bb < slice + T ? b1 : bb + slice;
+        for_tiles_a<T>(na, head, [&](index_t a) {
+          const char* rows[T];
+          for (int i = 0; i < T; ++i) rows[i] = s + offA[a + i];
+          if (prefetch && a + 2 * T <= na)
+            for (int i = 0; i < T; ++i)
+              for (index_t o = bb * E; o < be * E; o += 64) prefetch_line(s + offA[a + T + i] + o);
+          for (index_t bt = bb;; bt += T) {
+            const index_t b = bt + T <= be ? bt : be - T;
+            char* const d0 = drow(b) + a * E;
+            const index_t so = b * E;
+            micro<E>::tile([&](int i) { return rows[i] + so; }, [&](int i) { return d0 + i * d_step; });
+            if (b + T >= be) break;
+          }
+        });
+        bb = be;
+      }
+      return;
+    }
+  }
+  if constexpr (!DEven || T == 1) {
+    // A tile row holds T * E bytes of a source row; G tiles side by side in B use a whole cache
+    // line of each source row before the sweep over A moves to other rows (with power-of-two
+    // strides between source rows, a line left half-used is evicted before its second half is
+    // read). Per tile, only two offsets change (along the source rows, along the destination
+    // rows): the destination row pointers are built once per G tiles of B, the source ones once
+    // per T indices of A, or not at all where those are evenly spaced (FLUX unpack's A).
+    constexpr int G = T * E >= 64 ? 1 : 64 / (T * E);
+    const char* srows[T];
+    for (index_t bg = b0; bg < b1; bg += G * T) {
+      index_t bs[G];
+      char* drows[G * T];
+      int ng = 0;
+      for (index_t bt = bg; ng < G && bt < b1; bt += T, ++ng) {
+        bs[ng] = bt + T <= b1 ? bt : b1 - T;
+        for (int i = 0; i < T; ++i) drows[ng * T + i] = drow(bs[ng] + i);
+      }
+      // rows_at(a): where source rows a, a+1, ... start, as a functor of i.
+      auto sweep = [&](auto rows_at) {
+        for_tiles_a<T>(na, head, [&](index_t a) {
+          const auto rows = rows_at(a);
+          for (int k = 0; k < ng; ++k) {
+            const index_t so = bs[k] * E, dof = a * E;
+            char* const* const dr = drows + k * T;
+            micro<E>::tile([&](int i) { return rows(i) + so; }, [&](int i) { return dr[i] + dof; });
+          }
+        });
+      };
+      if (T > 1 && s_step != 0)
+        sweep([&](index_t a) {
+          const char* const s0 = s + offA[a];
+          return [s0, s_step](int i) { return s0 + i * s_step; };
+        });
+      else
+        sweep([&](index_t a) {
+          for (int i = 0; i < T; ++i) srows[i] = s + offA[a + i];
+          return [&srows](int i) { return srows[i]; };
+        });
+    }
+  }
+}
+
+/// The buffered way of transpose_block (large or scattered destinations): per block of transpose_block_b
+/// rows of B, tiles land in a small aligned buffer laid out like the destination, whose rows then
+/// go out whole by streaming stores. Writing a row at a time keeps one or two lines in flight,
+/// where tiles written in place keep T partial lines open per tile; and it keeps the destination
+/// rows (a power-of-two apart in a square transpose) out of the cache sets the source rows need.
+template <int E>
+void transpose_buffered(const char* s, char* dcol, const index_t* offA, const index_t* offB,
+                        index_t na, index_t b_begin, index_t b_end) {
+  constexpr int T = micro<E>::T;
+  constexpr index_t buf_row = transpose_block_bytes;
+  static_assert(T * E <= transpose_block_bytes);
+  alignas(64) char buf[(transpose_block_b + T) * buf_row];
+  // Each row out is whole cache lines at a line start (use_streaming_stores saw to it).
+  const index_t row_bytes = na * E;
+  for (index_t b0 = b_begin; b0 < b_end;) {
+    // A last block shorter than a tile joins the one before it.
+    const index_t b1 = b_end - b0 < transpose_block_b + T ? b_end : b0 + transpose_block_b;
+    transpose_tiles<E, true>(s, offA, na, b0, b1, [&](index_t b) { return buf + (b - b0) * buf_row; }, 0, 0,
+                             buf_row, true);
+    for (index_t b = b0; b < b1; ++b) copy_nt_blocks(buf + (b - b0) * buf_row, dcol + offB[b], row_bytes);
+    b0 = b1;
+  }
+}
+
+/// One work unit of a transpose: A indices [a_begin, a_end) (see split_group_a), B indices
+/// [b_begin, b_end). offA, offB: the offsets of every index of A (source side) and of B
+/// (destination side), from group_offsets. NT: the plan streams, hence is buffered
+/// (transpose_buffered); otherwise tiles land in place.
+template <int E, bool NT>
+void transpose_block(const engine_plan& p, const char* s, char* d, const index_t* offA_all, const index_t* offB,
+                     index_t a_begin, index_t a_end, index_t b_begin, index_t b_end) {
+  const index_t na = a_end - a_begin;
+  const index_t* const offA = offA_all + a_begin;
+  char* const dcol = d + a_begin * E;
+  // A transpose is buffered exactly when it streams (engine_plan::nt), so each instantiation
+  // compiles one of the two ways: the other would be dead code, and compile time.
+  if constexpr (!NT) {
+    // A destination at 16 mod 64 (a std::vector of 1 MiB, from glibc) split every other 32-byte
+    // tile-row store across two lines: FLUX pack (1,16,128,128) fp32 ran at 0.47-0.50 of memcpy
+    // against 0.67-0.73 aligned. Where every row of B shares one alignment, the tiles after the
+    // first are shifted to whole tile rows.
+    index_t head = 0;
+    constexpr index_t W = index_t{micro<E>::T} * E;
+    if constexpr (micro<E>::T > 1 && W >= 16 && W <= 64) {
+      bool alike = true;
+      for (int k = 0; k < p.nb; ++k) alike = alike && p.gb[k].ds % W == 0;
+      const auto mis = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(dcol + offB[b_begin]) % W);
+      if (alike && mis % E == 0 && mis != 0) head = (W - mis) / E;
+    }
+    transpose_tiles<E>(s, offA, na, b_begin, b_end, [&](index_t b) { return dcol + offB[b]; }, head,
+                       p.na == 1 ? p.ga[0].ss : 0, p.nb == 1 ? p.gb[0].ds : 0);
+  } else {
+    transpose_buffered<E>(s, dcol, offA, offB, na, b_begin, b_end);
+  }
+}
+
+template <int E>
+void strided_loop(const char* s, char* d, const byte_loop& in, const byte_loop& in2) {
+  for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds)
+    for (index_t i = 0; i < in.n; ++i) copy_elem<E>(s + i * in.ss, d + i * in.ds);
+}
+
+/// Copies R bytes, K/2 < R < K, as two moves of K/2 bytes that overlap in the middle.
+/// Example: K = 32, R = 24 (6 floats): bytes [0, 16) and [8, 24).
+template <int K>
+inline void copy_odd(const char* s, char* d, index_t R) {
+  char lo[K / 2], hi[K / 2];
+  std::memcpy(lo, s, K / 2);
+  std::memcpy(hi, s + R - K / 2, K / 2);
+  std::memcpy(d, lo, K / 2);
+  std::memcpy(d + R - K / 2, hi, K / 2);
+}
+
+/// Calls f.template operator()<K>() for the power of two K with K/2 < R < K.
+/// @pre 2 < R < 64 and R is no power of two. Example: R = 24 calls f<32>.
+template <class F>
+inline void with_odd_class(index_t R, F&& f) {
+  if (R < 4)
+    f.template operator()<4>();
+  else if (R < 8)
+    f.template operator()<8>();
+  else if (R < 16)
+    f.template operator()<16>();
+  else if (R < 32)
+    f.template operator()<32>();
+  else
+    f.template operator()<64>();
+}
+
+/// strided_loop for elements of R bytes, K/2 < R < K.
+template <int K>
+void strided_loop_odd(const char* s, char* d, const byte_loop& in, const byte_loop& in2, index_t R) {
+  for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds)
+    for (index_t i = 0; i < in.n; ++i) copy_odd<K>(s + i * in.ss, d + i * in.ds, R);
+}
+
+/// transpose_block for elements of R = p.elem bytes, K/2 < R < K, one at a time, a destination
+/// row after another; `ahead`: ask for the lines of the row two on first (see prefetch_rows).
+template <int K>
+void transpose_block_odd(const engine_plan& p, const char* s, char* d, const index_t* offA_all, const index_t* offB,
+                         index_t a_begin, index_t a_end, index_t b_begin, index_t b_end, bool ahead) {
+  const index_t R = p.elem, na = a_end - a_begin;
+  const index_t* const offA = offA_all + a_begin;
+  char* const dcol = d + a_begin * R;
+  for (index_t b = b_begin; b < b_end; ++b) {
+    char* const dr = dcol + offB[b];
+    const char* const sb = s + b * R;
+    if (ahead && b + 2 < b_end) prefetch_for_write(dcol + offB[b + 2], na * R);
+    for (index_t a = 0; a < na; ++a) copy_odd<K>(sb + offA[a], dr + a * R, R);
+  }
+}
+
+}  // namespace kernels
+
+}  // namespace lazyview

@@ -1,0 +1,261 @@
+#pragma once
+// The engine plan: a plain copy_plan turned into bytes and specialised.
+//   1. The run contiguous on both sides becomes one wide element (FLUX pack: 2 fp32 = 8 bytes;
+//      an odd run under 64 bytes is one element too); a run over 256 bytes stays a memcpy per
+//      outer iteration.
+//   2. If the unit-stride loops of the two sides differ, the plan is a batched 2-D transpose:
+//      group A (contiguous in the destination, up to 64 elements) and group B (contiguous in the
+//      source, up to 1024) are grown, and tiles of T x T wide elements move through registers
+//      (kernels/micro). Rows of a tile are addressed through offset tables, so a group may
+//      combine dims with unrelated strides on its other side. Large destinations go through a
+//      buffer and out by streaming stores (eval/memory_hints.hpp).
+//   3. Otherwise a strided loop of wide elements.
+// Work units (outer iterations, times blocks of A and chunks of B for transposes) are split over
+// threads in balanced ranges (eval/engine.hpp runs them, eval/engine_kernels.hpp holds the loops).
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels.hpp"
+#include "microkernels.hpp"
+
+namespace lazyview {
+
+/// A loop in bytes.
+/// No default member initialisers: a plan has room for 96 of them and uses a few (only
+/// [0, nouter), [0, na) and [0, nb) are read), so initialising all was a cost of every copy.
+struct byte_loop {
+  index_t n, ss, ds;
+};
+
+/// The specialised plan.
+struct engine_plan {
+  enum kind_t { run, transpose, strided } kind = run;
+  int elem = 1;            ///< bytes per (wide) element
+  index_t run_bytes = 0;   ///< kind run: contiguous bytes per outer iteration
+  int nouter = 0;
+  byte_loop outer[max_loops];  ///< outermost first
+  int na = 0, nb = 0;
+  byte_loop ga[max_loops], gb[max_loops];  ///< transpose groups, innermost member first
+  index_t nA = 1, nB = 1;
+  byte_loop inner{1, 0, 0};   ///< kind strided: innermost loop
+  byte_loop inner2{1, 0, 0};  ///< kind strided: the loop around it (n = 1 if none)
+  index_t src_off = 0, dst_off = 0;
+  bool nt = false;         ///< streaming stores (set by use_streaming_stores); a transpose
+                           ///< that streams goes through a buffer, rows out whole
+  index_t block_a = 1;     ///< kind transpose: A indices per work unit
+  index_t blocks_a = 1;    ///< kind transpose: blocks of group A
+  index_t block_b = 1;     ///< kind transpose: B indices per work unit (the last takes the rest)
+  index_t blocks_b = 1;    ///< kind transpose: chunks of B; blocks_a * blocks_b units per outer
+
+  index_t outer_count() const {
+    index_t n = 1;
+    for (int k = 0; k < nouter; ++k) n *= outer[k].n;
+    return n;
+  }
+  index_t work_units() const { return outer_count() * (kind == transpose ? blocks_a * blocks_b : 1); }
+};
+
+namespace kernels {
+
+/// Tile size of the micro-kernel for E-byte elements on this target.
+constexpr int tile_of(int E) {
+  switch (E) {
+    case 1: return micro<1>::T;
+    case 2: return micro<2>::T;
+    case 4: return micro<4>::T;
+    case 8: return micro<8>::T;
+    case 16: return micro<16>::T;
+    case 32: return micro<32>::T;
+    case 64: return micro<64>::T;
+    default: return 1;
+  }
+}
+
+}  // namespace kernels
+
+/// Growth targets of the transpose groups (elements). A longer B only lengthens the sweep of a
+/// work unit; a longer A mixes source rows of unrelated strides into one block, which measured
+/// slower ((6,19,19,9,16,13).permute(2,5,1,0,3,4): 0.88 of memcpy at A = 144, 0.74 grown to
+/// 16416), while B grown from 19 to 1425 took (5,15,37,5,15,19).permute(3,1,5,0,4,2) from
+/// 0.65 to 0.80. An A of 42 in (23,21,5,42,44).permute(2,4,0,1,3) stays 42 at a target of 32
+/// (0.77-0.79 of memcpy, 3 interleaved runs) where 64 grew it to 882 (0.70-0.71); of the other
+/// 19 benchmark permutations and the FLUX chains, only (37,30,8,12,39).permute(4,0,1,2,3)
+/// changes plan between 32 and 64, and it measured the same.
+inline constexpr index_t transpose_group_target_a = 32;
+inline constexpr index_t transpose_group_target_b = 1024;
+/// A transpose work unit covers about this many bytes of each destination row: in place, long
+/// runs per destination row against as many source rows read at once (measured best at 512 to
+/// 1024 bytes); buffered, two cache lines per row and transpose_block_b rows per block (the best
+/// of 16 to 256 in each, measured on a 4096x4096 fp32 transpose).
+inline constexpr index_t transpose_direct_bytes = 1024;
+inline constexpr index_t transpose_block_bytes = 128;
+inline constexpr index_t transpose_block_b = 32;
+/// Where destination rows are evenly spaced, tiles sweep B in slices of about this many
+/// destination bytes (FLUX pack, 1 thread, against the table-driven sweep: 1.03-1.10x at 4096,
+/// 0.93-1.11x at 16384, mixed at 2048 and 8192).
+inline constexpr index_t transpose_slice_bytes = 4096;
+/// B is cut into chunks of this many indices (at least), so that a transpose with few outer
+/// iterations and a narrow A still splits over threads (the order of blocks and chunks: see
+/// run_engine).
+inline constexpr index_t transpose_chunk_b = 256;
+
+constexpr bool is_pow2_upto64(index_t b) { return b == 1 || b == 2 || b == 4 || b == 8 || b == 16 || b == 32 || b == 64; }
+
+/// Splits group A into blocks of about `bytes` of destination row each, of equal width (a
+/// multiple of `unit` elements, the tile unless given), at least one unit wide; e.g. nA = 394
+/// fp32 at 1024 bytes: 2 blocks of 200, the last 194 wide.
+/// @pre unit is a multiple of the tile and divides bytes / e.elem where that is over one unit.
+/// @post block_a * (blocks_a - 1) < nA <= block_a * blocks_a, and block_a <= max(unit, bytes / elem).
+inline void split_group_a(engine_plan& e, index_t bytes, index_t unit = 0) {
+  const index_t T = unit > 0 ? unit : kernels::tile_of(e.elem);
+  const index_t per = std::max<index_t>(T, bytes / e.elem);
+  const index_t blocks = std::max<index_t>(1, (e.nA + per - 1) / per);
+  e.block_a = ((e.nA + blocks - 1) / blocks + T - 1) / T * T;
+  e.blocks_a = (e.nA + e.block_a - 1) / e.block_a;
+}
+
+/// Runs open on the strided side of a run copy whose outer loops go in `order`, outermost
+/// first (`by_dst`: the destination is the sequential side): the loops inside the innermost one
+/// that continues a run contiguously on the strided side, each run there a stream of its own.
+/// Example: (187,258,87).permute(1,0,2) in fp32, runs of 348 bytes: 187 streams gathered in
+/// destination order, 258 scattered in source order.
+inline index_t open_runs(const byte_loop* order, int n, index_t run_bytes, bool by_dst) {
+  index_t streams = 1;
+  for (int k = n - 1; k >= 0; --k) {
+    const index_t st = by_dst ? order[k].ss : order[k].ds;
+    if ((st < 0 ? -st : st) == run_bytes) break;
+    streams *= order[k].n;
+  }
+  return streams;
+}
+
+/// Orders the outer loops of a run copy. Source order (sequential reads, scattered writes) is
+/// the default: a load that misses holds the core, a store that misses only a store-buffer
+/// slot, so scattered writes go further. It loses where it keeps many more runs open than the
+/// destination order does. fp32, 1 thread, ratio to memcpy, destination order -> source order
+/// (medians of 15 interleaved runs; 16 shapes, 6 of them shown here): (1161,6,656).permute(1,0,2)
+/// 0.81 -> 0.96, (187,258,87) 0.74 -> 0.87, (952,35,126) 0.74 -> 0.92, (30,40,50,70).permute(2,0,1,3)
+/// 0.89 -> 0.94; but (16,1024,256) 0.96 -> 0.84 (16 open runs against 1024) and
+/// (30,40,50,70).permute(1,2,0,3) 0.95 -> 0.67 (30 against 2000).
+/// @post e.outer is in source order unless that opens over 4x the runs of destination order.
+inline void order_runs(engine_plan& e) {
+  const int n = e.nouter;
+  byte_loop by_src[max_loops];
+  for (int i = 0; i < n; ++i) by_src[i] = e.outer[i];
+  sort_by_decreasing_stride(by_src, n, [](const byte_loop& l) { return l.ss; });
+  if (open_runs(by_src, n, e.run_bytes, false) > 4 * open_runs(e.outer, n, e.run_bytes, true)) return;
+  for (int i = 0; i < n; ++i) e.outer[i] = by_src[i];
+}
+
+/// Specialises a plain plan for elements of `size` bytes.
+/// Example: FLUX pack fp32 (1,16,128,128): wide element 8 bytes; A = (ph, c) (32 elements,
+/// contiguous in the destination), B = (iw) (64, contiguous in the source); outer = (ih).
+inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
+  engine_plan e;
+  e.src_off = p.src_offset * size;
+  e.dst_off = p.dst_offset * size;
+  byte_loop l[max_loops];
+  int n = p.nloops;
+  for (int k = 0; k < n; ++k) l[k] = {p.loops[k].n, p.loops[k].ss * size, p.loops[k].ds * size};
+  index_t E = size;
+  if (n > 0 && l[n - 1].ss == E && l[n - 1].ds == E) {
+    const index_t R = l[n - 1].n * E;
+    --n;
+    if (is_pow2_upto64(R)) {
+      E = R;
+    } else if (R < 64) {
+      // A short run of odd length (the agents chain: 6 floats, 24 bytes) is one element, moved by
+      // two overlapping power-of-two moves (kernels::copy_odd).
+      E = R;
+    } else if (R <= 256) {
+      // A longer one is a loop of the widest power-of-two element that divides it.
+      index_t W = 64;
+      while (R % W) W /= 2;
+      l[n++] = {R / W, W, W};
+      E = W;
+    } else {
+      e.kind = engine_plan::run;
+      e.run_bytes = R;
+      e.nouter = n;
+      for (int k = 0; k < n; ++k) e.outer[k] = l[k];
+      order_runs(e);
+      return e;
+    }
+  }
+  e.elem = static_cast<int>(E);
+  if (n == 0) {
+    e.kind = engine_plan::run;
+    e.run_bytes = E;
+    return e;
+  }
+  int a0 = -1, b0 = -1;
+  for (int k = n - 1; k >= 0; --k) {
+    if (a0 < 0 && l[k].ds == E) a0 = k;
+    if (b0 < 0 && l[k].ss == E) b0 = k;
+  }
+  bool used[max_loops]{};
+  // Elements without a tile kernel (T = 1: 16 bytes and over, odd sizes) still take the
+  // blocked traversal: an A block reads a few source rows at once, each line once.
+  if (a0 >= 0 && b0 >= 0 && a0 != b0 && E < 64) {
+    e.kind = engine_plan::transpose;
+    used[a0] = used[b0] = true;
+    // A group grows outward from its unit loop by loops that continue it contiguously on its
+    // side (destination for A, source for B) up to its target. The smaller group
+    // grows first, since a loop may continue both: in (5,15,37,5,15,19).permute(3,1,5,0,4,2) the
+    // 15 continues A = 37 in the destination and B = 19 in the source; given to B it makes
+    // A = 37, B = 285 rather than A = 555, B = 19, whose tiles would mostly be tails.
+    auto grow = [&](byte_loop* g, int& ng, index_t& count, bool dst_side) {
+      if (count >= (dst_side ? transpose_group_target_a : transpose_group_target_b)) return false;
+      for (int k = 0; k < n; ++k)
+        if (!used[k] && (dst_side ? l[k].ds : l[k].ss) == count * E) {
+          used[k] = true;
+          g[ng++] = l[k];
+          count *= l[k].n;
+          return true;
+        }
+      return false;
+    };
+    e.ga[e.na++] = l[a0];
+    e.nA = l[a0].n;
+    e.gb[e.nb++] = l[b0];
+    e.nB = l[b0].n;
+    for (bool grown = true; grown;) {
+      const bool a_first = e.nA <= e.nB;
+      grown = a_first ? grow(e.ga, e.na, e.nA, true) : grow(e.gb, e.nb, e.nB, false);
+      if (!grown) grown = a_first ? grow(e.gb, e.nb, e.nB, false) : grow(e.ga, e.na, e.nA, true);
+    }
+    for (int k = 0; k < n; ++k)
+      if (!used[k]) e.outer[e.nouter++] = l[k];
+    // Without a tile kernel, every index of an A block is a source stream of its own. Up to 32
+    // streams, a block is all of A, so destination rows are written whole and in order (26 x 40
+    // bytes in (26,785,20,10).permute(1,2,0,3): 1.00 of memcpy, 0.71 in blocks of 8); past that,
+    // eight at once measured best (160 x 56 bytes: 0.80, against 0.64 at 16 and 0.47 at 256).
+    if (kernels::tile_of(e.elem) > 1)
+      split_group_a(e, transpose_direct_bytes);
+    else
+      split_group_a(e, e.nA <= 32 ? e.nA * E : 8 * E);
+    e.block_b = transpose_chunk_b;
+    e.blocks_b = std::max<index_t>(1, e.nB / transpose_chunk_b);
+    return e;
+  }
+  e.kind = engine_plan::strided;
+  // Inner loop: unit stride in the destination (else in the source). Around it, the loop of unit
+  // stride in the source if there is another: elements too wide or odd for a tile (56 bytes in
+  // (4,40,20,4,20,14).permute(2,3,4,0,1,5)) then still read each source line once, as a
+  // transpose of whole elements.
+  const int in = a0 >= 0 ? a0 : (b0 >= 0 ? b0 : n - 1);
+  const int in2 = b0 >= 0 && b0 != in ? b0 : -1;
+#if defined(__GNUC__)
+  if (in < 0 || in >= n) __builtin_unreachable();  // n > 0 here; says so to g++'s flow analysis
+#endif
+  e.inner = l[in];
+  for (int k = 0; k < n; ++k)
+    if (k != in && k != in2) e.outer[e.nouter++] = l[k];
+  if (in2 >= 0)
+    e.inner2 = l[in2];
+  else if (e.nouter > 0)
+    e.inner2 = e.outer[--e.nouter];
+  return e;
+}
+
+}  // namespace lazyview

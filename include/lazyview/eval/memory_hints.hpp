@@ -1,0 +1,108 @@
+#pragma once
+// How an engine plan treats memory beyond its loops: streaming (non-temporal) stores once the
+// destination outgrows the caches, and prefetches for write where writes scatter. Each rule is a
+// predicate of the plan (and, for streaming, of the destination's address), so tests can pin
+// which plans take which hint.
+#include <cstdint>
+
+#include "engine_plan.hpp"
+
+namespace lazyview {
+
+/// Streaming stores pay once the destination outgrows the caches. A transpose whose work units
+/// both read and write in pieces (neither side of a unit one dense stretch: see
+/// scattered_transpose) streams from scattered_streaming_threshold: in place its tiles keep T
+/// partial lines open on as many far-apart rows while reading as many far-apart source rows,
+/// and such fp32 transposes of 2 to 16 MiB ((512,1024).t(), (1024,1024).t(),
+/// (24,40,1024).permute(2,1,0), (112,45,8,104).permute(3,2,1,0), ...) ran at 0.45-0.57 of memcpy
+/// in place against 0.80-1.00 streamed (9 shuffled runs, medians; at 1 MiB, still in cache, the
+/// same either way). Where one side of a unit is dense, in place holds up and keeps its output
+/// in cache: (6,19,19,9,16,13).permute(2,5,1,0,3,4), reading 7.5 KiB at a time, 0.97 in place
+/// against 0.86 streamed; bf16 FLUX at 8 MiB, writing in order, lost 3-7% streamed. Those, and
+/// long runs, stream from streaming_threshold.
+#ifndef LAZYVIEW_STREAMING_THRESHOLD
+#define LAZYVIEW_STREAMING_THRESHOLD (index_t{16} << 20)
+#endif
+#ifndef LAZYVIEW_SCATTERED_STREAMING_THRESHOLD
+#define LAZYVIEW_SCATTERED_STREAMING_THRESHOLD (index_t{2} << 20)
+#endif
+inline constexpr index_t streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
+inline constexpr index_t scattered_streaming_threshold = LAZYVIEW_SCATTERED_STREAMING_THRESHOLD;
+
+/// Whether a transpose's work unit writes one dense stretch of destination: A is one block and
+/// rows of consecutive B indices are adjacent (written back to back).
+inline bool dst_dense_units(const engine_plan& e) { return e.blocks_a == 1 && e.gb[0].ds == e.nA * e.elem; }
+
+/// Whether neither side of a transpose's work unit is one dense stretch: its destination is
+/// dense as in dst_dense_units, its source when B is one chunk and source rows of consecutive A
+/// indices are adjacent.
+/// Examples: (1024,1024).t() fp32 (A in 4 blocks, B in 4 chunks): scattered. FLUX pack (A = 32
+/// wide elements whole, B rows 256 bytes apart): not. (6,19,19,9,16,13).permute(2,5,1,0,3,4)
+/// (B = 13 whole, A rows 52 bytes apart in the source): not.
+inline bool scattered_transpose(const engine_plan& e) {
+  if (e.kind != engine_plan::transpose) return false;
+  const bool src_dense = e.blocks_b == 1 && e.ga[0].ss == e.nB * e.elem;
+  return !dst_dense_units(e) && !src_dense;
+}
+
+/// Long runs stream when they start 32-byte aligned (copy_nt stores any head and tail plainly).
+/// Transposes stream through a buffer whose rows leave in whole cache lines: each destination
+/// row starts on a line, covers whole lines, and A splits into blocks of whole lines. A
+/// streaming store to part of a line costs a read of that line: (48,45,8,104).permute(3,2,1,0)
+/// fp32 in blocks of 96 bytes ran at 0.29 of memcpy streamed, against 0.57 in place.
+inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes) {
+  if (!kernels::have_nt || dst_bytes < (scattered_transpose(e) ? scattered_streaming_threshold : streaming_threshold))
+    return;
+  const index_t align = e.kind == engine_plan::transpose ? 64 : 32;
+  const auto base = reinterpret_cast<std::uintptr_t>(dst) + static_cast<std::uintptr_t>(e.dst_off);
+  if (base % static_cast<std::uintptr_t>(align)) return;
+  for (int k = 0; k < e.nouter; ++k)
+    if (e.outer[k].ds % align) return;
+  if (e.kind == engine_plan::run) {
+    e.nt = e.run_bytes >= 256;
+  } else if (e.kind == engine_plan::transpose) {
+    if (e.elem > 8 || kernels::tile_of(e.elem) == 1 || (e.nA * e.elem) % 64) return;
+    for (int k = 0; k < e.nb; ++k)
+      if (e.gb[k].ds % 64) return;
+    e.nt = true;
+    split_group_a(e, transpose_block_bytes, std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
+  }
+}
+
+/// Whether a run copy writes consecutive runs apart (source order), not back to back.
+inline bool scattered_runs(const engine_plan& p) {
+  if (p.kind != engine_plan::run || p.nouter == 0) return false;
+  const index_t ds = p.outer[p.nouter - 1].ds;
+  return (ds < 0 ? -ds : ds) != p.run_bytes;
+}
+
+/// How far ahead (bytes of destination) a run copy in place asks for the lines it will write:
+/// two runs on along its innermost loop where that scatters the writes and the destination is
+/// past run_prefetch_threshold, else 0. Each scattered run is a fresh set of lines to read for
+/// ownership, which the hardware prefetchers do not foresee. fp32, 1 thread, ratio to memcpy, 9
+/// shuffled runs, medians: (187,258,87).permute(1,0,2) 0.77-0.81 -> 0.96-0.99,
+/// (96,193,227).permute(1,0,2) 0.89-0.95 -> 0.99-1.00, (68,14,35,9,14).permute(0,2,1,3,4)
+/// 0.90-0.95 -> 0.99-1.02; the same from one to four runs ahead, and with a plain prefetcht0
+/// where the target has no PREFETCHW. Asking for the source lines of gathered runs instead lost
+/// ((30,40,50,70).permute(1,2,0,3) 0.94 -> 0.87), and in cache the requests only cost
+/// ((32,16,96).permute(1,0,2), 192 KiB: 0.60 -> 0.55).
+inline constexpr index_t run_prefetch_threshold = index_t{1} << 20;
+inline index_t run_prefetch_distance(const engine_plan& p) {
+  if (p.nt || !scattered_runs(p) || p.outer_count() * p.run_bytes < run_prefetch_threshold) return 0;
+  return 2 * p.outer[p.nouter - 1].ds;
+}
+
+/// Whether a transpose of odd-sized elements (transpose_block_odd), which writes whole
+/// destination rows one after another, asks for the lines of each row ahead: where
+/// those rows lie apart and the destination is past run_prefetch_threshold, as for scattered
+/// runs. (4,40,20,4,20,14).permute(2,3,4,0,1,5) fp32 (56-byte elements, rows of 448 bytes 8960
+/// apart), ratio to memcpy, 9 shuffled runs, medians: 0.72-0.74 -> 0.83-0.84 at 1 thread,
+/// 1.28 -> 1.61 at 2 (one to four rows ahead alike). Rows back to back ((26,785,20,10).permute(
+/// 1,2,0,3)) measured the same either way; tiles, which write T rows in part at a time, gained
+/// nothing from asking one or two tile groups ahead.
+inline bool prefetch_rows(const engine_plan& p) {
+  if (p.kind != engine_plan::transpose || is_pow2_upto64(p.elem)) return false;
+  return !dst_dense_units(p) && p.outer_count() * p.nA * p.nB * p.elem >= run_prefetch_threshold;
+}
+
+}  // namespace lazyview
