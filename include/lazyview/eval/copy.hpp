@@ -78,8 +78,15 @@ void run_plan(const copy_plan& p, const fold_state<L1>& sf, const T* src, T* dst
 template <class T, int L1, int L2>
 void execute(const fold_state<L1>& sf_view, const T* src, const fold_state<L2>& df_view, T* dst, threads th) {
   if (sf_view.empty || df_view.empty || sf_view.numel().v == 0) return;
+  // make_plan reads only the destination's sizes, strides and offset, which a view's fold holds
+  // as they are; and a source past a copying reshape holds its levels already. Copying either
+  // state was 250 of the 6100 instructions of a dynamic (1,16,4,4) FLUX pack.
+  if (sf_view.phys) {
+    run_plan(make_plan(sf_view, df_view), sf_view, src, dst, th);
+    return;
+  }
   const fold_state<L1> sf = physical(sf_view);
-  run_plan(make_plan(sf, physical(df_view)), sf, src, dst, th);
+  run_plan(make_plan(sf, df_view), sf, src, dst, th);
 }
 
 /// The fold of E with its physical levels, and the plan that writes it row-major: for a static

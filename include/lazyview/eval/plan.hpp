@@ -93,7 +93,8 @@ constexpr void sort_by_decreasing_stride(Loop* v, int n, Stride stride) {
 }
 
 /// Builds the plan for copying `src` (any fold) into `dst` (a view of equal sizes).
-/// @pre neither is empty; both physical (materialize()); src.sizes == dst.sizes; dst.view.
+/// @pre neither is empty; src physical (materialize()); src.sizes == dst.sizes; dst.view (only
+///      its sizes, strides and offset are read).
 /// Example: src (4,3):(1,4) reshaped (2,6) [physical [(2,6)->(3,4):(1,3)]], dst (2,6):(6,1)
 ///          -> one segment loop of 12 (src div/mod over (3,4):(1,3), dst over (12):(1)).
 /// The plan from the source's top level (`stacked`: it addresses lower levels, not memory) and
