@@ -18,11 +18,15 @@ namespace kernels {
 /// its stride. A few instructions per entry, where an odometer over the members took about 25
 /// (850 of the 7000 instructions of a dynamic (1,16,4,4) FLUX pack).
 /// Example: members of sizes 2 and 3 with source strides 12 and 4 bytes: 0, 12, 4, 16, 8, 20.
-/// @post out holds the product of the members' sizes entries.
+/// @pre ng >= 1, every member of size 2 or more. @post out holds the product of their sizes entries.
 inline void group_offsets(const byte_loop* g, int ng, bool src_side, index_t* out) {
-  out[0] = 0;
-  index_t count = 1;
-  for (int m = 0; m < ng; ++m) {
+  // The innermost member as a progression: built by repeating, each entry would wait on the one
+  // before it, and a one-member group can be long ((449,551,17).permute(2,0,1) fp32: A of
+  // 247399, 0.75 -> 0.57 of memcpy). The members after it repeat blocks at least two apart.
+  const index_t st0 = src_side ? g[0].ss : g[0].ds;
+  for (index_t i = 0; i < g[0].n; ++i) out[i] = i * st0;
+  index_t count = g[0].n;
+  for (int m = 1; m < ng; ++m) {
     const index_t st = src_side ? g[m].ss : g[m].ds;
     const index_t next = count * g[m].n;
     for (index_t i = count; i < next; ++i) out[i] = out[i - count] + st;
