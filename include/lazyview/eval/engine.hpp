@@ -30,6 +30,7 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   }
   const index_t ahead = run_prefetch_distance(p);
   const bool rows_ahead = prefetch_rows(p);
+  const index_t src_ahead = transpose_prefetch_distance(p);
   const index_t nt_head = scattered_runs(p) ? 64 : 32;  // see copy_nt
   for (index_t u = first; u < last;) {
     // one outer iteration (or part of it)
@@ -83,20 +84,20 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           const index_t b_end = chunk + 1 == p.blocks_b ? p.nB : b_begin + p.block_b;
           if (p.nt) {
             switch (p.elem) {
-              case 1: kernels::transpose_block<1, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
-              case 2: kernels::transpose_block<2, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
-              case 4: kernels::transpose_block<4, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
-              case 8: kernels::transpose_block<8, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
+              case 1: kernels::transpose_block<1, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;
+              case 2: kernels::transpose_block<2, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;
+              case 4: kernels::transpose_block<4, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;
+              case 8: kernels::transpose_block<8, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;
             }
             continue;
           }
           switch (p.elem) {
-            case 1: kernels::transpose_block<1, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
-            case 2: kernels::transpose_block<2, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
-            case 4: kernels::transpose_block<4, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
-            case 8: kernels::transpose_block<8, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
-            case 16: kernels::transpose_block<16, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
-            case 32: kernels::transpose_block<32, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end); break;
+            case 1: kernels::transpose_block<1, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;
+            case 2: kernels::transpose_block<2, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;
+            case 4: kernels::transpose_block<4, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;
+            case 8: kernels::transpose_block<8, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;
+            case 16: kernels::transpose_block<16, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;
+            case 32: kernels::transpose_block<32, false>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;
             default:  // odd sizes under 64 bytes
               kernels::with_odd_class(p.elem, [&]<int K>() {
                 kernels::transpose_block_odd<K>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, rows_ahead);

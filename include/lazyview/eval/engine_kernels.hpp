@@ -81,10 +81,13 @@ inline void for_tiles_a(index_t na, index_t head, F&& f) {
 /// memory (the buffered path) that measured 1.04-1.08x on FLUX fp32 (16,16,256,256) and up to
 /// 1.10x on the 16 MiB permutations at 1 thread (1.10-1.20x on FLUX fp32 at 2), none lower;
 /// in cache (FLUX (1,16,128,128) in place) 0.88-0.95x, so the in-place path does not.
+/// `ahead` (if not 0): each tile first asks for its source rows' lines that far (bytes) past the
+/// ones it reads, instead of the next tile's (transpose_prefetch_distance).
 /// `DEven`: d_step is never 0 (the streaming path's buffer), and only that way is compiled.
 template <int E, bool DEven = false, class DRow>
 inline void transpose_tiles(const char* s, const index_t* offA, index_t na, index_t b0, index_t b1, DRow drow,
-                            index_t head = 0, index_t s_step = 0, index_t d_step = 0, bool prefetch = false) {
+                            index_t head = 0, index_t s_step = 0, index_t d_step = 0, bool prefetch = false,
+                            index_t ahead = 0) {
   constexpr int T = micro<E>::T;
   if (b1 - b0 < T || na < T) {
     // (row pointers held in locals: stores through char* may alias anything the compiler would
@@ -107,7 +110,10 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
         for_tiles_a<T>(na, head, [&](index_t a) {
           const char* rows[T];
           for (int i = 0; i < T; ++i) rows[i] = s + offA[a + i];
-          if (prefetch && a + 2 * T <= na)
+          if (ahead != 0)
+            for (int i = 0; i < T; ++i)
+              for (index_t o = bb * E; o < be * E; o += 64) prefetch_line(rows[i] + o + ahead);
+          else if (prefetch && a + 2 * T <= na)
             for (int i = 0; i < T; ++i)
               for (index_t o = bb * E; o < be * E; o += 64) prefetch_line(s + offA[a + T + i] + o);
           for (index_t bt = bb;; bt += T) {
@@ -144,6 +150,9 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
       auto sweep = [&](auto rows_at) {
         for_tiles_a<T>(na, head, [&](index_t a) {
           const auto rows = rows_at(a);
+          if (ahead != 0)
+            for (int i = 0; i < T; ++i)
+              for (index_t o = 0; o < G * T * E; o += 64) prefetch_line(rows(i) + bs[0] * E + o + ahead);
           for (int k = 0; k < ng; ++k) {
             const index_t so = bs[k] * E, dof = a * E;
             char* const* const dr = drows + k * T;
@@ -172,7 +181,7 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
 /// rows (a power-of-two apart in a square transpose) out of the cache sets the source rows need.
 template <int E>
 void transpose_buffered(const char* s, char* dcol, const index_t* offA, const index_t* offB,
-                        index_t na, index_t b_begin, index_t b_end) {
+                        index_t na, index_t b_begin, index_t b_end, index_t ahead) {
   constexpr int T = micro<E>::T;
   constexpr index_t buf_row = transpose_block_bytes;
   static_assert(T * E <= transpose_block_bytes);
@@ -183,7 +192,7 @@ void transpose_buffered(const char* s, char* dcol, const index_t* offA, const in
     // A last block shorter than a tile joins the one before it.
     const index_t b1 = b_end - b0 < transpose_block_b + T ? b_end : b0 + transpose_block_b;
     transpose_tiles<E, true>(s, offA, na, b0, b1, [&](index_t b) { return buf + (b - b0) * buf_row; }, 0, 0,
-                             buf_row, true);
+                             buf_row, true, ahead);
     for (index_t b = b0; b < b1; ++b) copy_nt_blocks(buf + (b - b0) * buf_row, dcol + offB[b], row_bytes);
     b0 = b1;
   }
@@ -192,10 +201,10 @@ void transpose_buffered(const char* s, char* dcol, const index_t* offA, const in
 /// One work unit of a transpose: A indices [a_begin, a_end) (see split_group_a), B indices
 /// [b_begin, b_end). offA, offB: the offsets of every index of A (source side) and of B
 /// (destination side), from group_offsets. NT: the plan streams, hence is buffered
-/// (transpose_buffered); otherwise tiles land in place.
+/// (transpose_buffered); otherwise tiles land in place. `ahead`: see transpose_tiles.
 template <int E, bool NT>
 void transpose_block(const engine_plan& p, const char* s, char* d, const index_t* offA_all, const index_t* offB,
-                     index_t a_begin, index_t a_end, index_t b_begin, index_t b_end) {
+                     index_t a_begin, index_t a_end, index_t b_begin, index_t b_end, index_t ahead = 0) {
   const index_t na = a_end - a_begin;
   const index_t* const offA = offA_all + a_begin;
   char* const dcol = d + a_begin * E;
@@ -215,9 +224,9 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
       if (alike && mis % E == 0 && mis != 0) head = (W - mis) / E;
     }
     transpose_tiles<E>(s, offA, na, b_begin, b_end, [&](index_t b) { return dcol + offB[b]; }, head,
-                       p.na == 1 ? p.ga[0].ss : 0, p.nb == 1 ? p.gb[0].ds : 0);
+                       p.na == 1 ? p.ga[0].ss : 0, p.nb == 1 ? p.gb[0].ds : 0, false, ahead);
   } else {
-    transpose_buffered<E>(s, dcol, offA, offB, na, b_begin, b_end);
+    transpose_buffered<E>(s, dcol, offA, offB, na, b_begin, b_end, ahead);
   }
 }
 
