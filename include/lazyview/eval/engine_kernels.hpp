@@ -82,7 +82,8 @@ inline void for_tiles_a(index_t na, index_t head, F&& f) {
 /// 1.10x on the 16 MiB permutations at 1 thread (1.10-1.20x on FLUX fp32 at 2), none lower;
 /// in cache (FLUX (1,16,128,128) in place) 0.88-0.95x, so the in-place path does not.
 /// `ahead` (if not 0): each tile first asks for its source rows' lines that far (bytes) past the
-/// ones it reads, instead of the next tile's (transpose_prefetch_distance).
+/// ones it reads, instead of the next tile's; and in place, each slice (or group of tiles side
+/// by side in B) asks for the destination lines of the next one (transpose_prefetch_distance).
 /// `DEven`: d_step is never 0 (the streaming path's buffer), and only that way is compiled.
 template <int E, bool DEven = false, class DRow>
 inline void transpose_tiles(const char* s, const index_t* offA, index_t na, index_t b0, index_t b1, DRow drow,
@@ -107,6 +108,8 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
       const index_t slice = std::max<index_t>(T, transpose_slice_bytes / (na * E) / T * T);
       for (index_t bb = b0; bb < b1;) {
         const index_t be = b1 - bb < slice + T ? b1 : bb + slice;
+        if (!DEven && ahead != 0)
+          for (index_t b = be; b < std::min(b1, be + slice); ++b) prefetch_for_write(drow(b), na * E);
         for_tiles_a<T>(na, head, [&](index_t a) {
           const char* rows[T];
           for (int i = 0; i < T; ++i) rows[i] = s + offA[a + i];
@@ -146,6 +149,8 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
         bs[ng] = bt + T <= b1 ? bt : b1 - T;
         for (int i = 0; i < T; ++i) drows[ng * T + i] = drow(bs[ng] + i);
       }
+      if (ahead != 0)
+        for (index_t b = bg + G * T; b < std::min(b1, bg + 2 * G * T); ++b) prefetch_for_write(drow(b), na * E);
       // rows_at(a): where source rows a, a+1, ... start, as a functor of i.
       auto sweep = [&](auto rows_at) {
         for_tiles_a<T>(na, head, [&](index_t a) {
