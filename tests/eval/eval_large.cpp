@@ -198,28 +198,29 @@ BOOST_AUTO_TEST_CASE(odd_element_rows_apart)
 
 BOOST_AUTO_TEST_CASE(transpose_source_prefetch)
 {
-    // (65,58,150).permute(2,1,0) in fp32, 2.3 MB: tiles of 8 source rows 34800 bytes apart,
+    // (65,58,840).permute(2,1,0) in fp32, 12.7 MB: tiles of 8 source rows 194880 bytes apart,
     // each asked for transpose_prefetch_bytes ahead (transpose_prefetch_distance); values at
     // 1 and 2 threads.
-    std::array<index_t, 3> const n{65, 58, 150};
-    auto buf = make_buffer<float>(449 * 551 * 3);  // room for the plans below, which read nothing
+    std::array<index_t, 3> const n{65, 58, 840};
+    auto buf = make_buffer<float>(449 * 551 * 13);  // room for the plans below, which read nothing
     float* p = buf.data();
     auto e = lv::from_blob(p, {n[0], n[1], n[2]}).permute(2, 1, 0);
-    check_eval<float>(e, std::array<index_t, 3>{150, 58, 65},
+    check_eval<float>(e, std::array<index_t, 3>{840, 58, 65},
                       [&](index_t f) {
                           index_t const k = f % 65, j = f / 65 % 58, i = f / (65 * 58);
-                          return p[(k * 58 + j) * 150 + i];
+                          return p[(k * 58 + j) * 840 + i];
                       },
-                      "(65,58,150).permute(2,1,0)");
+                      "(65,58,840).permute(2,1,0)");
     auto plan_of = [](auto const& x) { return lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(x))), sizeof(float)); };
     lv::engine_plan const ep = plan_of(e);
-    BOOST_TEST((ep.kind == lv::engine_plan::transpose && ep.ga[0].ss == 58 * 150 * 4));
+    BOOST_TEST((ep.kind == lv::engine_plan::transpose && ep.ga[0].ss == 58 * 840 * 4));
     BOOST_TEST(lv::transpose_prefetch_distance(ep) == lv::transpose_prefetch_bytes);
-    // Not asked for: in cache ((65,58,100), 1.5 MB), or source rows close together (one stream
-    // the hardware follows: (449,551,3).permute(2,0,1), 3 MB, rows 12 bytes apart).
-    BOOST_TEST(lv::transpose_prefetch_distance(plan_of(lv::from_blob(p, {65, 58, 100}).permute(2, 1, 0))) == 0);
-    lv::engine_plan const close = plan_of(lv::from_blob(p, {449, 551, 3}).permute(2, 0, 1));
-    BOOST_TEST((close.kind == lv::engine_plan::transpose && close.ga[0].ss == 12));
+    // Not asked for: within the last-level cache ((65,58,600), 9 MB), or source rows close
+    // together (one stream the hardware follows: (449,551,13).permute(2,0,1), 12.9 MB, rows
+    // 52 bytes apart).
+    BOOST_TEST(lv::transpose_prefetch_distance(plan_of(lv::from_blob(p, {65, 58, 600}).permute(2, 1, 0))) == 0);
+    lv::engine_plan const close = plan_of(lv::from_blob(p, {449, 551, 13}).permute(2, 0, 1));
+    BOOST_TEST((close.kind == lv::engine_plan::transpose && close.ga[0].ss == 52));
     BOOST_TEST(lv::transpose_prefetch_distance(close) == 0);
 }
 

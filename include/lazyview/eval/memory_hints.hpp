@@ -124,7 +124,11 @@ inline bool prefetch_rows(const engine_plan& p) {
 /// 3,1,5,0,4,2) 22.8 -> 37.0, (86,59,45,18).permute(1,2,3,0) 13.3 -> 20.7 (medians of 5);
 /// asking for the next block of A along the same rows where B is short (rows close together)
 /// measured mixed (0.80-1.14), so those plans do not.
-inline constexpr index_t transpose_prefetch_threshold = index_t{2} << 20;
+/// The threshold: from the last-level cache (32 MiB here) the requests only cost: FLUX pack
+/// fp32 (1,16,256,256), 4 MiB, 68.5 -> 51.8 GB/s with them, (2,16,256,256) 33.8 -> 26.9, and
+/// (4,16,256,256), 16 MiB, 28.1 -> 32.4 (medians of 5); the 16 MiB permutations above are 13 to
+/// 17 MiB.
+inline constexpr index_t transpose_prefetch_threshold = index_t{12} << 20;
 inline constexpr index_t transpose_prefetch_bytes = 512;
 inline index_t transpose_prefetch_distance(const engine_plan& p) {
   if (p.kind != engine_plan::transpose || kernels::tile_of(p.elem) == 1) return 0;
