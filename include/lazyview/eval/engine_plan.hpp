@@ -52,6 +52,8 @@ struct engine_plan {
     for (int k = 0; k < nouter; ++k) n *= outer[k].n;
     return n;
   }
+  /// kind transpose: the bytes it moves (on each side).
+  index_t transpose_bytes() const { return outer_count() * nA * nB * elem; }
   index_t work_units() const { return outer_count() * (kind == transpose ? blocks_a * blocks_b : 1); }
 };
 

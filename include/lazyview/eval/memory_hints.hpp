@@ -102,7 +102,7 @@ inline index_t run_prefetch_distance(const engine_plan& p) {
 /// nothing from asking one or two tile groups ahead.
 inline bool prefetch_rows(const engine_plan& p) {
   if (p.kind != engine_plan::transpose || is_pow2_upto64(p.elem)) return false;
-  return !dst_dense_units(p) && p.outer_count() * p.nA * p.nB * p.elem >= run_prefetch_threshold;
+  return !dst_dense_units(p) && p.transpose_bytes() >= run_prefetch_threshold;
 }
 
 /// How far ahead (bytes along its source rows) a transpose's tiles ask for the source lines
@@ -133,7 +133,7 @@ inline constexpr index_t transpose_prefetch_bytes = 512;
 inline index_t transpose_prefetch_distance(const engine_plan& p) {
   if (p.kind != engine_plan::transpose || kernels::tile_of(p.elem) == 1) return 0;
   const index_t st = p.ga[0].ss < 0 ? -p.ga[0].ss : p.ga[0].ss;
-  if (st < 1024 || p.outer_count() * p.nA * p.nB * p.elem < transpose_prefetch_threshold) return 0;
+  if (st < 1024 || p.transpose_bytes() < transpose_prefetch_threshold) return 0;
   return transpose_prefetch_bytes;
 }
 
