@@ -6,6 +6,7 @@
 
 #include "engine.hpp"
 #include "kernels.hpp"
+#include "nest.hpp"
 #include "tensor.hpp"
 #include "threads.hpp"
 
@@ -45,7 +46,9 @@ void run_plan(const copy_plan& p, const fold_state<L1>& sf, const T* src, T* dst
   const index_t total = outer_count(p);
   const unsigned n = resolve_threads(th);
   const unsigned use = p.numel * static_cast<index_t>(sizeof(T)) < single_thread_bytes ? 1u : n;
-  if (p.plain()) {
+  if (p.plain() && p.numel * static_cast<index_t>(sizeof(T)) <= nest_bytes) {
+    run_nest(p, reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst), static_cast<index_t>(sizeof(T)));
+  } else if (p.plain()) {
     engine_plan ep = make_engine_plan(p, static_cast<index_t>(sizeof(T)));
     use_streaming_stores(ep, dst, p.numel * static_cast<index_t>(sizeof(T)));
     // A transpose's row offsets, computed once: A's on the source side, then B's on the

@@ -1,0 +1,115 @@
+#pragma once
+// Small plain copies as one loop nest over the plan's loops: no engine plan, no offset tables,
+// no tiles. Below a few KiB a call's fixed costs are the copy's cost, and the engine's (its
+// plan, the tables, a tile sweep set up per block: about 1700 of the 6800 instructions of a
+// dynamic (1,3,6,6) FLUX pack) buy nothing that so few elements repay.
+#include <cstring>
+
+#include "engine_kernels.hpp"
+
+namespace lazyview {
+
+/// Plain copies of up to this many bytes take run_nest instead of the engine (on the calling
+/// thread: below single_thread_bytes anyway). Dynamic FLUX pack (1,C,H,H) fp32, chain built and
+/// copied per call, 1 thread, g++ 12 -O3 -march=native, 2-core Zen 5 VM, ns per call (best of 7
+/// x 200000), engine -> nest: (1,3,6,6) 432 bytes 368 -> 320, (1,16,4,4) 1 KiB 369-419 -> 340,
+/// (1,4,8,8) 1 KiB 390-398 -> 352-358, (1,8,8,8) 2 KiB 422-428 -> 417, (1,16,8,8) 4 KiB
+/// 517 -> 571 (from there the engine's tiles win). Callgrind, (1,3,6,6): 5270 -> 4570
+/// instructions per call.
+#ifndef LAZYVIEW_NEST_BYTES
+#define LAZYVIEW_NEST_BYTES (index_t{2} << 10)
+#endif
+inline constexpr index_t nest_bytes = LAZYVIEW_NEST_BYTES;
+
+namespace kernels {
+
+/// The nest over byte loops l[0, n), outermost first, of E-byte elements, or with Odd of R-byte
+/// ones, E/2 < R < E (see with_odd_class). The two innermost loops run as plain loops, the rest
+/// as an odometer.
+/// @pre n >= 1, every loop of size >= 1.
+template <int E, bool Odd = false>
+void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
+  const byte_loop in = l[n - 1];
+  const byte_loop mid = n >= 2 ? l[n - 2] : byte_loop{1, 0, 0};
+  const int no = n >= 2 ? n - 2 : 0;
+  index_t idx[max_loops];
+  for (int k = 0; k < no; ++k) idx[k] = 0;
+  for (;;) {
+    const char* s1 = s;
+    char* d1 = d;
+    for (index_t j = 0; j < mid.n; ++j, s1 += mid.ss, d1 += mid.ds)
+      for (index_t i = 0; i < in.n; ++i) {
+        if constexpr (!Odd)
+          std::memcpy(d1 + i * in.ds, s1 + i * in.ss, E);
+        else
+          copy_odd<E>(s1 + i * in.ss, d1 + i * in.ds, R);
+      }
+    int k = no - 1;
+    for (; k >= 0; --k) {
+      s += l[k].ss;
+      d += l[k].ds;
+      if (++idx[k] < l[k].n) break;
+      s -= l[k].n * l[k].ss;
+      d -= l[k].n * l[k].ds;
+      idx[k] = 0;
+    }
+    if (k < 0) return;
+  }
+}
+
+}  // namespace kernels
+
+/// Runs a plain plan of `size`-byte elements as one loop nest: the run contiguous on both sides,
+/// if any, is one wide element, as in the engine (FLUX pack fp32: 8 bytes).
+/// @pre p.plain(), p.numel > 0.
+/// Example: (1,3,6,6) FLUX pack fp32, loops (3,3,3,2,2):(12,2,36,6,1) in the source and
+/// (36,12,4,2,1) in the destination -> elements of 8 bytes over (3,3,3,2), an odometer over the
+/// outer (3,3) around plain loops over (3,2).
+inline void run_nest(const copy_plan& p, const char* src, char* dst, index_t size) {
+  byte_loop l[max_loops];
+  int n = p.nloops;
+  for (int k = 0; k < n; ++k) l[k] = {p.loops[k].n, p.loops[k].ss * size, p.loops[k].ds * size};
+  const char* s = src + p.src_offset * size;
+  char* d = dst + p.dst_offset * size;
+  index_t E = size;
+  if (n > 0 && l[n - 1].ss == E && l[n - 1].ds == E) {
+    E *= l[n - 1].n;
+    --n;
+  }
+  if (n == 0) {
+    std::memcpy(d, s, static_cast<std::size_t>(E));
+    return;
+  }
+  switch (E) {
+    case 1: kernels::nest_loops<1>(l, n, s, d, E); return;
+    case 2: kernels::nest_loops<2>(l, n, s, d, E); return;
+    case 4: kernels::nest_loops<4>(l, n, s, d, E); return;
+    case 8: kernels::nest_loops<8>(l, n, s, d, E); return;
+    case 16: kernels::nest_loops<16>(l, n, s, d, E); return;
+    case 32: kernels::nest_loops<32>(l, n, s, d, E); return;
+    case 64: kernels::nest_loops<64>(l, n, s, d, E); return;
+    default: break;
+  }
+  if (E > 2 && E < 64) {
+    kernels::with_odd_class(E, [&]<int K>() { kernels::nest_loops<K, true>(l, n, s, d, E); });
+    return;
+  }
+  // Runs over 64 bytes: one memcpy each.
+  const byte_loop in = l[n - 1];
+  index_t idx[max_loops]{};
+  for (;;) {
+    for (index_t i = 0; i < in.n; ++i) std::memcpy(d + i * in.ds, s + i * in.ss, static_cast<std::size_t>(E));
+    int k = n - 2;
+    for (; k >= 0; --k) {
+      s += l[k].ss;
+      d += l[k].ds;
+      if (++idx[k] < l[k].n) break;
+      s -= l[k].n * l[k].ss;
+      d -= l[k].n * l[k].ds;
+      idx[k] = 0;
+    }
+    if (k < 0) return;
+  }
+}
+
+}  // namespace lazyview
