@@ -23,11 +23,14 @@ inline constexpr index_t nest_bytes = LAZYVIEW_NEST_BYTES;
 
 namespace kernels {
 
-/// The nest over byte loops l[0, n), outermost first, of E-byte elements, or with Odd of R-byte
-/// ones, E/2 < R < E (see with_odd_class). The two innermost loops run as plain loops, the rest
-/// as an odometer.
+/// How nest_loops moves one element: E bytes, R bytes by copy_odd<E> (E/2 < R < E, see
+/// with_odd_class), or R bytes by memcpy (runs over 64 bytes).
+enum class move_kind { fixed, odd, bytes };
+
+/// The nest over byte loops l[0, n), outermost first, moving elements as M says. The two
+/// innermost loops run as plain loops, the rest as an odometer.
 /// @pre n >= 1, every loop of size >= 1.
-template <int E, bool Odd = false>
+template <int E, move_kind M>
 void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
   const byte_loop in = l[n - 1];
   const byte_loop mid = n >= 2 ? l[n - 2] : byte_loop{1, 0, 0};
@@ -39,10 +42,12 @@ void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
     char* d1 = d;
     for (index_t j = 0; j < mid.n; ++j, s1 += mid.ss, d1 += mid.ds)
       for (index_t i = 0; i < in.n; ++i) {
-        if constexpr (!Odd)
+        if constexpr (M == move_kind::fixed)
           std::memcpy(d1 + i * in.ds, s1 + i * in.ss, E);
-        else
+        else if constexpr (M == move_kind::odd)
           copy_odd<E>(s1 + i * in.ss, d1 + i * in.ds, R);
+        else
+          std::memcpy(d1 + i * in.ds, s1 + i * in.ss, static_cast<std::size_t>(R));
       }
     int k = no - 1;
     for (; k >= 0; --k) {
@@ -80,36 +85,22 @@ inline void run_nest(const copy_plan& p, const char* src, char* dst, index_t siz
     std::memcpy(d, s, static_cast<std::size_t>(E));
     return;
   }
+  using kernels::move_kind;
+  using kernels::nest_loops;
   switch (E) {
-    case 1: kernels::nest_loops<1>(l, n, s, d, E); return;
-    case 2: kernels::nest_loops<2>(l, n, s, d, E); return;
-    case 4: kernels::nest_loops<4>(l, n, s, d, E); return;
-    case 8: kernels::nest_loops<8>(l, n, s, d, E); return;
-    case 16: kernels::nest_loops<16>(l, n, s, d, E); return;
-    case 32: kernels::nest_loops<32>(l, n, s, d, E); return;
-    case 64: kernels::nest_loops<64>(l, n, s, d, E); return;
+    case 1: nest_loops<1, move_kind::fixed>(l, n, s, d, E); return;
+    case 2: nest_loops<2, move_kind::fixed>(l, n, s, d, E); return;
+    case 4: nest_loops<4, move_kind::fixed>(l, n, s, d, E); return;
+    case 8: nest_loops<8, move_kind::fixed>(l, n, s, d, E); return;
+    case 16: nest_loops<16, move_kind::fixed>(l, n, s, d, E); return;
+    case 32: nest_loops<32, move_kind::fixed>(l, n, s, d, E); return;
+    case 64: nest_loops<64, move_kind::fixed>(l, n, s, d, E); return;
     default: break;
   }
-  if (E > 2 && E < 64) {
-    kernels::with_odd_class(E, [&]<int K>() { kernels::nest_loops<K, true>(l, n, s, d, E); });
-    return;
-  }
-  // Runs over 64 bytes: one memcpy each.
-  const byte_loop in = l[n - 1];
-  index_t idx[max_loops]{};
-  for (;;) {
-    for (index_t i = 0; i < in.n; ++i) std::memcpy(d + i * in.ds, s + i * in.ss, static_cast<std::size_t>(E));
-    int k = n - 2;
-    for (; k >= 0; --k) {
-      s += l[k].ss;
-      d += l[k].ds;
-      if (++idx[k] < l[k].n) break;
-      s -= l[k].n * l[k].ss;
-      d -= l[k].n * l[k].ds;
-      idx[k] = 0;
-    }
-    if (k < 0) return;
-  }
+  if (E > 2 && E < 64)
+    kernels::with_odd_class(E, [&]<int K>() { nest_loops<K, move_kind::odd>(l, n, s, d, E); });
+  else
+    nest_loops<1, move_kind::bytes>(l, n, s, d, E);
 }
 
 }  // namespace lazyview
