@@ -45,12 +45,13 @@ template <class T, int L1>
 void run_plan(const copy_plan& p, const fold_state<L1>& sf, const T* src, T* dst, threads th) {
   const index_t total = outer_count(p);
   const unsigned n = resolve_threads(th);
-  const unsigned use = p.numel * static_cast<index_t>(sizeof(T)) < single_thread_bytes ? 1u : n;
-  if (p.plain() && p.numel * static_cast<index_t>(sizeof(T)) <= nest_bytes) {
+  const index_t bytes = p.numel * static_cast<index_t>(sizeof(T));
+  const unsigned use = bytes < single_thread_bytes ? 1u : n;
+  if (p.plain() && bytes <= nest_bytes) {
     run_nest(p, reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst), static_cast<index_t>(sizeof(T)));
   } else if (p.plain()) {
     engine_plan ep = make_engine_plan(p, static_cast<index_t>(sizeof(T)));
-    use_streaming_stores(ep, dst, p.numel * static_cast<index_t>(sizeof(T)));
+    use_streaming_stores(ep, dst, bytes);
     // A transpose's row offsets, computed once: A's on the source side, then B's on the
     // destination side (per work unit, A's cost 17% of the instructions of an in-cache FLUX pack).
     // (on the stack where they fit: the heap's allocation and zeroing cost a small copy 10%)

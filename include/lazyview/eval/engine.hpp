@@ -109,14 +109,7 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
         break;
       }
     }
-    for (int k = p.nouter - 1; k >= 0; --k) {  // odometer step of the outer loops
-      s += p.outer[k].ss;
-      d += p.outer[k].ds;
-      if (++idx[k] < p.outer[k].n) break;
-      s -= p.outer[k].n * p.outer[k].ss;
-      d -= p.outer[k].n * p.outer[k].ds;
-      idx[k] = 0;
-    }
+    kernels::odometer_step(p.outer, p.nouter, idx, s, d);  // the last unit's step is unused
   }
   if (p.nt) kernels::store_fence();
 }

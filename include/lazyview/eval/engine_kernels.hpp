@@ -34,6 +34,20 @@ inline void group_offsets(const byte_loop* g, int ng, bool src_side, index_t* ou
   }
 }
 
+/// One step of an odometer over loops l[0, n), the last innermost: moves s and d to the next
+/// index; returns false when every loop wrapped round (the walk is over).
+inline bool odometer_step(const byte_loop* l, int n, index_t* idx, const char*& s, char*& d) {
+  for (int k = n - 1; k >= 0; --k) {
+    s += l[k].ss;
+    d += l[k].ds;
+    if (++idx[k] < l[k].n) return true;
+    s -= l[k].n * l[k].ss;
+    d -= l[k].n * l[k].ds;
+    idx[k] = 0;
+  }
+  return false;
+}
+
 /// Asks for the cache line at p ahead of its first load.
 inline void prefetch_line(const char* p) {
 #if defined(__GNUC__)

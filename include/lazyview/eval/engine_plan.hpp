@@ -27,6 +27,13 @@ struct byte_loop {
   index_t n, ss, ds;
 };
 
+/// The plan's loops in bytes for elements of `size` bytes, outermost first, into l; returns
+/// their count. Example: loops (3,2):(2,1):(1,3) of fp32 -> (3,2):(8,4):(4,12).
+inline int byte_loops(const copy_plan& p, index_t size, byte_loop* l) {
+  for (int k = 0; k < p.nloops; ++k) l[k] = {p.loops[k].n, p.loops[k].ss * size, p.loops[k].ds * size};
+  return p.nloops;
+}
+
 /// The specialised plan.
 struct engine_plan {
   enum kind_t { run, transpose, strided } kind = run;
@@ -157,8 +164,7 @@ inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
   e.src_off = p.src_offset * size;
   e.dst_off = p.dst_offset * size;
   byte_loop l[max_loops];
-  int n = p.nloops;
-  for (int k = 0; k < n; ++k) l[k] = {p.loops[k].n, p.loops[k].ss * size, p.loops[k].ds * size};
+  int n = byte_loops(p, size, l);
   index_t E = size;
   if (n > 0 && l[n - 1].ss == E && l[n - 1].ds == E) {
     const index_t R = l[n - 1].n * E;

@@ -49,16 +49,7 @@ void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
         else
           std::memcpy(d1 + i * in.ds, s1 + i * in.ss, static_cast<std::size_t>(R));
       }
-    int k = no - 1;
-    for (; k >= 0; --k) {
-      s += l[k].ss;
-      d += l[k].ds;
-      if (++idx[k] < l[k].n) break;
-      s -= l[k].n * l[k].ss;
-      d -= l[k].n * l[k].ds;
-      idx[k] = 0;
-    }
-    if (k < 0) return;
+    if (!odometer_step(l, no, idx, s, d)) return;
   }
 }
 
@@ -72,8 +63,7 @@ void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
 /// outer (3,3) around plain loops over (3,2).
 inline void run_nest(const copy_plan& p, const char* src, char* dst, index_t size) {
   byte_loop l[max_loops];
-  int n = p.nloops;
-  for (int k = 0; k < n; ++k) l[k] = {p.loops[k].n, p.loops[k].ss * size, p.loops[k].ds * size};
+  int n = byte_loops(p, size, l);
   const char* s = src + p.src_offset * size;
   char* d = dst + p.dst_offset * size;
   index_t E = size;
