@@ -31,6 +31,7 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   const index_t ahead = run_prefetch_distance(p);
   const bool rows_ahead = prefetch_rows(p);
   const index_t src_ahead = transpose_prefetch_distance(p);
+  const bool lines = line_tiles(p), ask_next = prefetch_next_unit(p);
   const index_t nt_head = scattered_runs(p) ? 64 : 32;  // see copy_nt
   for (index_t u = first; u < last;) {
     // one outer iteration (or part of it)
@@ -70,18 +71,38 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
       case engine_plan::transpose: {
         const index_t k_first = u % units_per_outer;
         const index_t k_last = std::min(units_per_outer, k_first + (last - u));
+        // In place, units go chunk-major: the blocks of A across one chunk of B run back to
+        // back, so a destination line that two blocks share is completed while cached, and
+        // threads split along B write disjoint rows (split along A, they shared a line of
+        // every row: (394,69,154).permute(1,2,0) at 2 threads went 0.54-0.56 -> 0.69-0.71 of memcpy).
+        // Buffered, blocks end on whole lines and A-major measured better (4096^2: 0.66 at 2
+        // threads against 0.60). Whole-line tiles go chunk-major, so that the unit after one
+        // reads the same stretch of B from the next source rows (see transpose_lines).
+        const bool chunk_major = !p.nt || lines;
+        const auto unit = [&](index_t k, const char* at) {
+          const index_t blk = chunk_major ? k % p.blocks_a : k / p.blocks_b;
+          const index_t chunk = chunk_major ? k / p.blocks_a : k % p.blocks_b;
+          const index_t a0 = blk * p.block_a, b0 = chunk * p.block_b;
+          return kernels::unit_source{at, a0, std::min(p.nA, a0 + p.block_a), b0,
+                                      chunk + 1 == p.blocks_b ? p.nB : b0 + p.block_b};
+        };
         for (index_t k = k_first; k < k_last; ++k) {
-          // In place, units go chunk-major: the blocks of A across one chunk of B run back to
-          // back, so a destination line that two blocks share is completed while cached, and
-          // threads split along B write disjoint rows (split along A, they shared a line of
-          // every row: (394,69,154).permute(1,2,0) at 2 threads went 0.54-0.56 -> 0.69-0.71 of memcpy).
-          // Buffered (p.nt), blocks end on whole lines and A-major measured better (4096^2: 0.66
-          // at 2 threads against 0.60).
-          const index_t blk = p.nt ? k / p.blocks_b : k % p.blocks_a;
-          const index_t chunk = p.nt ? k % p.blocks_b : k / p.blocks_a;
-          const index_t a_begin = blk * p.block_a, a_end = std::min(p.nA, a_begin + p.block_a);
-          const index_t b_begin = chunk * p.block_b;
-          const index_t b_end = chunk + 1 == p.blocks_b ? p.nB : b_begin + p.block_b;
+          const kernels::unit_source cur = unit(k, s);
+          const index_t a_begin = cur.a0, a_end = cur.a1, b_begin = cur.b0, b_end = cur.b1;
+          if (lines) {
+            // the unit after this one: the next in this outer iteration, or the first of the next
+            kernels::unit_source next;
+            if (ask_next && k + 1 < units_per_outer) {
+              next = unit(k + 1, s);
+            } else if (ask_next) {
+              index_t idx_next[max_loops];
+              std::copy(idx, idx + p.nouter, idx_next);
+              const char* s_next = s;
+              char* d_next = d;
+              if (kernels::odometer_step(p.outer, p.nouter, idx_next, s_next, d_next)) next = unit(0, s_next);
+            }
+            if (kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next)) continue;
+          }
           if (p.nt) {
             switch (p.elem) {
               case 1: kernels::transpose_block<1, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;

@@ -6,9 +6,10 @@
 //   2. If the unit-stride loops of the two sides differ, the plan is a batched 2-D transpose:
 //      group A (contiguous in the destination, up to 64 elements) and group B (contiguous in the
 //      source, up to 1024) are grown, and tiles of T x T wide elements move through registers
-//      (kernels/micro). Rows of a tile are addressed through offset tables, so a group may
-//      combine dims with unrelated strides on its other side. Large destinations go through a
-//      buffer and out by streaming stores (eval/memory_hints.hpp).
+//      (kernels/micro; with AVX-512, 4- and 8-byte elements in tiles of whole-line rows,
+//      kernels::line_micro). Rows of a tile are addressed through offset tables, so a group may
+//      combine dims with unrelated strides on its other side. Large destinations go out by
+//      streaming stores, through a buffer or straight from whole-line tiles (eval/memory_hints.hpp).
 //   3. Otherwise a strided loop of wide elements.
 // Work units (outer iterations, times blocks of A and chunks of B for transposes) are split over
 // threads in balanced ranges (eval/engine.hpp runs them, eval/engine_kernels.hpp holds the loops).
@@ -76,6 +77,15 @@ constexpr int tile_of(int E) {
     case 16: return micro<16>::T;
     case 32: return micro<32>::T;
     case 64: return micro<64>::T;
+    default: return 1;
+  }
+}
+
+/// Tile size of the whole-line streaming kernel for E-byte elements (1: none on this target).
+constexpr int line_tile_of(int E) {
+  switch (E) {
+    case 4: return line_micro<4>::T;
+    case 8: return line_micro<8>::T;
     default: return 1;
   }
 }
