@@ -137,16 +137,17 @@ inline index_t transpose_prefetch_distance(const engine_plan& p) {
   return transpose_prefetch_bytes;
 }
 
-
 /// Whether a transpose runs as whole-line tiles (kernels::transpose_lines): where the target has
 /// such a kernel for its element size (AVX-512, 4 and 8 bytes) and both groups have a tile's
 /// worth of indices; streamed, or in place unless it takes transpose_prefetch_distance (large,
-/// far-apart source rows), whose tuned requests the old tiles keep. Against the AVX2 8x8 tiles,
-/// on a 2-core Zen 5 VM, 1 thread, GB/s (medians of 3 alternated runs): streamed, (4096,4096).t()
-/// fp32 17 -> 34-36, FLUX pack fp32 (16,16,256,256) 21 -> 42, unpack 17 -> 37; in place, FLUX
-/// bf16 pack (1,16,128,128) 77 -> 94, (1,16,64,64) 67 -> 101, unpack fp32 (1,16,128,128)
-/// 58 -> 68, (1024,1024).t() and (512,512).t() alike, (46,109,14,58).permute(0,3,1,2) (16 MiB,
-/// rows close) 16 -> 29, (37,30,8,12,39).permute(4,0,1,2,3) 21 -> 30.
+/// far-apart source rows), whose tuned requests the older tiles keep (given whole-line tiles and
+/// the next unit's lines instead, they measured 0.77-1.21x). Against the AVX2 8x8 tiles, on a
+/// 2-core Zen 5 VM, 1 thread, GB/s (medians of 3 alternated runs): streamed, (4096,4096).t()
+/// fp32 17 -> 34-36, FLUX pack fp32 (16,16,256,256) 21 -> 40, unpack 19 -> 39; in place, FLUX
+/// bf16 pack (1,16,128,128) 65 -> 87, (1,16,64,64) 71 -> 93, unpack fp32 (1,16,256,256)
+/// 78 -> 95, (256,256).t() 54 -> 88, (512,512).t() 31 -> 47, (46,109,14,58).permute(0,3,1,2)
+/// (16 MiB, source rows close) 12 -> 25, (449,551,17).permute(2,0,1) 14 -> 22; within noise
+/// elsewhere (8 MiB bf16 FLUX pack and unpack: 0.6-1.0x in one run, 1.0x in another).
 inline bool line_tiles(const engine_plan& p) {
   const index_t T = kernels::line_tile_of(p.elem);
   if (p.kind != engine_plan::transpose || T == 1 || p.nA < T || p.nB < T) return false;
