@@ -3,14 +3,10 @@
 // chains (as an lvalue only: a chain keeps a pointer into it).
 #include <algorithm>
 #include <array>
-#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <type_traits>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include "../expr/node.hpp"
 
@@ -53,11 +49,8 @@ class tensor : public expr_ops<tensor<T, R>> {
   tensor(const std::array<index_t, R>& sizes, uninitialized) : sizes_(sizes) {
     numel_ = 1;
     for (index_t s : sizes_) numel_ *= s;
-    if (numel_ > 0) {
-      const auto bytes = static_cast<std::size_t>(numel_) * sizeof(T);
-      data_.reset(static_cast<T*>(::operator new(bytes, std::align_val_t{64})));
-      advise_huge_pages(data_.get(), bytes);
-    }
+    if (numel_ > 0)
+      data_.reset(static_cast<T*>(::operator new(static_cast<std::size_t>(numel_) * sizeof(T), std::align_val_t{64})));
   }
 
   T* data() { return data_.get(); }
@@ -74,22 +67,6 @@ class tensor : public expr_ops<tensor<T, R>> {
   void ref() && = delete;
 
  private:
-  /// Storage of 4 MiB and more asks Linux for transparent huge pages (MADV_HUGEPAGE; a no-op
-  /// where they are off). Fresh storage is faulted in on its first write, which contiguous()
-  /// makes: with 4 KiB pages those faults, not the copy, set its speed. FLUX pack (16,16,256,256)
-  /// fp32 by contiguous(), 64 MiB, on a 2-core Zen 5 VM: 4.3 -> 20 GB/s; 16 MiB 4.5 -> 15;
-  /// 4 MiB 4.9 -> 8.4 (medians of 15; copy() into a buffer already written: about 40).
-  static void advise_huge_pages(void* p, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (bytes < (std::size_t{4} << 20)) return;
-    const auto first = (reinterpret_cast<std::uintptr_t>(p) + 4095) & ~std::uintptr_t{4095};
-    const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~std::uintptr_t{4095};
-    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-#else
-    (void)p, (void)bytes;
-#endif
-  }
-
   std::array<index_t, R> sizes_{};
   index_t numel_ = 0;
   std::unique_ptr<T, deleter> data_;
