@@ -92,14 +92,16 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           if (lines) {
             // the unit after this one: the next in this outer iteration, or the first of the next
             kernels::unit_source next;
-            if (ask_next && k + 1 < units_per_outer) {
-              next = unit(k + 1, s);
-            } else if (ask_next) {
-              index_t idx_next[max_loops];
-              std::copy(idx, idx + p.nouter, idx_next);
-              const char* s_next = s;
-              char* d_next = d;
-              if (kernels::odometer_step(p.outer, p.nouter, idx_next, s_next, d_next)) next = unit(0, s_next);
+            if (ask_next) {
+              if (k + 1 < units_per_outer) {
+                next = unit(k + 1, s);
+              } else {
+                index_t idx_next[max_loops];
+                std::copy(idx, idx + p.nouter, idx_next);
+                const char* s_next = s;
+                char* d_next = d;
+                if (kernels::odometer_step(p.outer, p.nouter, idx_next, s_next, d_next)) next = unit(0, s_next);
+              }
             }
             if (kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next)) continue;
           }

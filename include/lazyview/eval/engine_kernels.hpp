@@ -217,6 +217,19 @@ void transpose_buffered(const char* s, char* dcol, const index_t* offA, const in
   }
 }
 
+/// Where the tiles after the first start along A so that their rows land on whole W-byte
+/// boundaries of the destination (the `head` of transpose_tiles): row0 is the destination row of
+/// the unit's first B index at its first A index; every row shares its misalignment when each
+/// member of B moves the destination by a multiple of W. 0 (no shift) where rows differ, are
+/// aligned already, or are misaligned by part of an element.
+/// Example: E = 4, W = 32, row0 at 16 mod 32: 4 (tiles at 0, 4, 12, 20, ...).
+inline index_t aligned_head(const engine_plan& p, const char* row0, index_t E, index_t W) {
+  for (int k = 0; k < p.nb; ++k)
+    if (p.gb[k].ds % W != 0) return 0;
+  const auto mis = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(row0) % static_cast<std::uintptr_t>(W));
+  return mis % E == 0 && mis != 0 ? (W - mis) / E : 0;
+}
+
 /// The source lines of a transpose work unit: for each A index a in [a0, a1), the bytes
 /// [b0 * E, b1 * E) past s + offA[a], one stretch of each source row.
 struct unit_source {
@@ -245,13 +258,7 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   char* const dcol = d + a_begin * E;
   const index_t* const oa = offA + a_begin;
   const index_t na = a_end - a_begin;
-  index_t head = 0;
-  if constexpr (!NT) {
-    bool alike = true;
-    for (int k = 0; k < p.nb; ++k) alike = alike && p.gb[k].ds % 64 == 0;
-    const auto mis = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(dcol + offB[b_begin]) % 64);
-    if (alike && mis % E == 0 && mis != 0) head = (64 - mis) / E;
-  }
+  const index_t head = NT ? 0 : aligned_head(p, dcol + offB[b_begin], E, 64);
   const index_t steps = (b_end - b_begin + T - 1) / T;
   const index_t next_rows = next.s ? next.a1 - next.a0 : 0;
   const index_t stretch = (next.b1 - next.b0) * E;
@@ -320,12 +327,7 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
     // first are shifted to whole tile rows.
     index_t head = 0;
     constexpr index_t W = index_t{micro<E>::T} * E;
-    if constexpr (micro<E>::T > 1 && W >= 16 && W <= 64) {
-      bool alike = true;
-      for (int k = 0; k < p.nb; ++k) alike = alike && p.gb[k].ds % W == 0;
-      const auto mis = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(dcol + offB[b_begin]) % W);
-      if (alike && mis % E == 0 && mis != 0) head = (W - mis) / E;
-    }
+    if constexpr (micro<E>::T > 1 && W >= 16 && W <= 64) head = aligned_head(p, dcol + offB[b_begin], E, W);
     transpose_tiles<E>(s, offA, na, b_begin, b_end, [&](index_t b) { return dcol + offB[b]; }, head,
                        p.na == 1 ? p.ga[0].ss : 0, p.nb == 1 ? p.gb[0].ds : 0, false, ahead);
   } else {
