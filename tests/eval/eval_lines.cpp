@@ -1,6 +1,7 @@
 // Transposes in whole-line tiles (kernels::transpose_lines, AVX-512): which plans take them and
 // which of those ask for the next unit's source lines; values of an in-place plan that asks
-// (past transpose_prefetch_threshold, source rows close together). Elsewhere no plan takes them,
+// (past transpose_prefetch_threshold, source rows close together), and of partial tiles (B
+// under a tile) in place and streamed. Elsewhere no plan takes them,
 // and the values test runs the older tiles.
 #include "eval_common.hpp"
 
@@ -29,7 +30,15 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
     BOOST_TEST(!lv::prefetch_next_unit(p8));
     lv::engine_plan const p4 = plan_of(pack, 2);
     BOOST_TEST((p4.elem == 4 && lv::line_tiles(p4) == have));
-    BOOST_TEST(!lv::line_tiles(plan_of(lv::from_blob(x, {6, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), 4)));
+    // B of half a tile or more: partial tiles (B = 13 and 8 of 4-byte, 4 of 8-byte elements);
+    // under half, not (B = 7 and 3).
+    BOOST_TEST(lv::line_tiles(plan_of(lv::from_blob(x, {6, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), 4)) == have);
+    lv::engine_plan const b8 = plan_of(lv::from_blob(x, {300, 8}).t(), 4);
+    BOOST_TEST((b8.nA == 300 && b8.nB == 8 && lv::line_tiles(b8) == have));
+    BOOST_TEST(!lv::line_tiles(plan_of(lv::from_blob(x, {300, 7}).t(), 4)));
+    lv::engine_plan const b4 = plan_of(lv::from_blob(x, {300, 4, 2}).permute(1, 0, 2), 4);
+    BOOST_TEST((b4.elem == 8 && b4.nB == 4 && lv::line_tiles(b4) == have));
+    BOOST_TEST(!lv::line_tiles(plan_of(lv::from_blob(x, {300, 3, 2}).permute(1, 0, 2), 4)));
     // 1- and 2-byte elements have none.
     BOOST_TEST(!lv::line_tiles(plan_of(lv::from_blob(x, {64, 64}).t(), 1)));
     BOOST_TEST(!lv::line_tiles(plan_of(lv::from_blob(x, {64, 64}).t(), 2)));
@@ -49,6 +58,11 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
     BOOST_TEST(big.nt == lv::kernels::have_nt);
     BOOST_TEST(lv::line_tiles(big) == (have && big.nt));
     BOOST_TEST(lv::prefetch_next_unit(big) == (have && big.nt));
+    // Streamed partial tiles (line_tiles_partial's values).
+    lv::engine_plan part = plan_of(lv::from_blob(x, {280000, 15}).t(), 4);
+    lv::use_streaming_stores(part, out.data(), index_t{280000} * 15 * 4);
+    BOOST_TEST((part.nB == 15 && part.nt == lv::kernels::have_nt));
+    BOOST_TEST(lv::line_tiles(part) == (have && part.nt));
 }
 
 BOOST_AUTO_TEST_CASE(line_tiles_asking_ahead_in_place)
@@ -65,6 +79,38 @@ BOOST_AUTO_TEST_CASE(line_tiles_asking_ahead_in_place)
                           return p[((i * 109 + j) * 14 + k) * 58 + l];
                       },
                       "(46,109,14,58).permute(0,3,1,2)");
+}
+
+BOOST_AUTO_TEST_CASE(line_tiles_partial)
+{
+    // Partial tiles read only B's rows: a source of (n, b) fp32 ends right after the last row's
+    // b elements, where a full tile's load would run past it (the sanitizer build sees that).
+    // B = 8, 13 and 15 of 4-byte elements, 4 and 7 of 8-byte ones; n from a few tiles (in place,
+    // with a tail of A) to 16 MiB (streamed where the destination is aligned: (280000,15).t(),
+    // (300000,7,2).permute(1,0,2)).
+    for (index_t const n : {index_t{37}, index_t{300}, index_t{280000}}) {
+        for (index_t const b : {index_t{8}, index_t{13}, index_t{15}}) {
+            if (n == 280000 && b != 15) continue;
+            auto buf = make_buffer<float>(n * b);
+            float* p = buf.data();
+            auto e = lv::from_blob(p, {n, b}).t();
+            check_eval<float>(e, std::array<index_t, 2>{b, n}, [&](index_t f) { return p[f % n * b + f / n]; },
+                              "(" + std::to_string(n) + "," + std::to_string(b) + ").t()");
+        }
+        for (index_t const b : {index_t{4}, index_t{7}}) {
+            index_t const m = n == 280000 ? 300000 : n;
+            if (n == 280000 && b != 7) continue;
+            auto buf = make_buffer<float>(m * b * 2);
+            float* p = buf.data();
+            auto e = lv::from_blob(p, {m, b, 2}).permute(1, 0, 2);
+            check_eval<float>(e, std::array<index_t, 3>{b, m, 2},
+                              [&](index_t f) {
+                                  index_t const k = f % 2, i = f / 2 % m, j = f / (2 * m);
+                                  return p[(i * b + j) * 2 + k];
+                              },
+                              "(" + std::to_string(m) + "," + std::to_string(b) + ",2).permute(1,0,2)");
+        }
+    }
 }
 
 }  // namespace evaltest

@@ -248,7 +248,9 @@ struct unit_source {
 /// order each stretch is one burst: (4096,4096).t() fp32 streamed, on a 2-core Zen 5 VM, ran
 /// 31-38 GB/s, against 23-25 with the same requests made a tile column at a time across the
 /// rows and 19-20 with requests 512 bytes ahead along each row (a streaming copy: 40-50).
-/// @pre na = a_end - a_begin >= T and b_end - b_begin >= T; with NT, na a multiple of T and
+/// A unit of fewer than T indices of B (at least T / 2: see line_tiles) runs as one step of
+/// partial tiles, which read and write only its rows.
+/// @pre na = a_end - a_begin >= T and b_end - b_begin >= T / 2; with NT, na a multiple of T and
 /// every destination row 64-byte aligned (use_streaming_stores sees to both).
 template <int E, bool NT>
 void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t* offA, const index_t* offB,
@@ -263,21 +265,33 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   const index_t next_rows = next.s ? next.a1 - next.a0 : 0;
   const index_t stretch = (next.b1 - next.b0) * E;
   index_t asked = 0;  // rows of `next` asked for so far
-  index_t step = 0;
-  for (index_t bt = b_begin;; bt += T, ++step) {
-    const index_t b = bt + T <= b_end ? bt : b_end - T;
+  const auto ask = [&](index_t step) {
     for (const index_t upto = (step + 1) * next_rows / steps; asked < upto; ++asked) {
       const char* const row = next.s + offA[next.a0 + asked] + next.b0 * E;
       const char* const end = row + stretch;
       for (const char* q = row - (reinterpret_cast<std::uintptr_t>(row) & 63); q < end; q += 64) prefetch_line(q);
     }
+  };
+  // rows b, b+1, ... b+rows-1 of B across the unit's A
+  const auto step_at = [&]<bool Part>(index_t b, int rows) {
     char* drows[T];
-    for (int i = 0; i < T; ++i) drows[i] = dcol + offB[b + i];
+    for (int i = 0; i < rows; ++i) drows[i] = dcol + offB[b + i];
     const char* const sb = s + b * E;
     for_tiles_a<T>(na, head, [&](index_t a) {
       const index_t dof = a * E;
-      line_micro<E>::template tile<NT>([&](int i) { return sb + oa[a + i]; }, [&](int i) { return drows[i] + dof; });
+      line_micro<E>::template tile<NT, Part>([&](int i) { return sb + oa[a + i]; },
+                                             [&](int i) { return drows[i] + dof; }, rows);
     });
+  };
+  if (b_end - b_begin < T) {
+    ask(0);
+    step_at.template operator()<true>(b_begin, static_cast<int>(b_end - b_begin));
+    return;
+  }
+  for (index_t bt = b_begin, step = 0;; bt += T, ++step) {
+    const index_t b = bt + T <= b_end ? bt : b_end - T;
+    ask(step);
+    step_at.template operator()<false>(b, T);
     if (b + T >= b_end) break;
   }
 }

@@ -148,9 +148,16 @@ inline index_t transpose_prefetch_distance(const engine_plan& p) {
 /// 78 -> 95, (256,256).t() 54 -> 88, (512,512).t() 31 -> 47, (46,109,14,58).permute(0,3,1,2)
 /// (16 MiB, source rows close) 12 -> 25, (449,551,17).permute(2,0,1) 14 -> 22; within noise
 /// elsewhere (8 MiB bf16 FLUX pack and unpack: 0.6-1.0x in one run, 1.0x in another).
+/// B needs half a tile (partial tiles take B of T/2 to T-1, see transpose_lines): against the
+/// older tiles there, same machine and harness, (6,19,19,9,16,13).permute(2,5,1,0,3,4) fp32 (B =
+/// 13, in place) 13-16 -> 34-45 GB/s, (278,17,102,8).permute(0,3,1,2) (B = 8) 20 -> 26-34,
+/// (4096,13).t() 35-39 -> 63, (400000,15).t() (streamed) 29-31 -> 44-46, (300000,6,2).permute(
+/// 1,0,2) (8-byte, B = 6) 17-20 -> 42-45, in cache (1000,12).t() 36-46 -> 48-63 (5 runs each).
+/// Under half a tile they measured mixed: fp32 B = 4 or 5, 0.56-1.52x; B = 2 or 3, 0.48-1.01x;
+/// 8-byte B = 2, 0.82-0.97x.
 inline bool line_tiles(const engine_plan& p) {
   const index_t T = kernels::line_tile_of(p.elem);
-  if (p.kind != engine_plan::transpose || T == 1 || p.nA < T || p.nB < T) return false;
+  if (p.kind != engine_plan::transpose || T == 1 || p.nA < T || 2 * p.nB < T) return false;
   return p.nt || transpose_prefetch_distance(p) == 0;
 }
 

@@ -258,13 +258,22 @@ inline void put(char* d, __m512d v) {
 
 /// 16 x 16 four-byte elements: two in-lane stages (unpack, shuffle) build 4 x 4 blocks, two
 /// 128-bit-lane stages gather each destination row.
+/// `Part`: only destination rows [0, nb) exist (8 <= nb < 16, a group B shorter than a tile):
+/// each source row is read through a mask of its first nb elements, which also keeps the loads
+/// from touching memory past them, and the other rows are not stored.
 template <>
 struct line_micro<4> {
   static constexpr int T = 16;
-  template <bool NT = true, class S, class D>
-  static void tile(S s, D d) {
+  template <bool NT = true, bool Part = false, class S, class D>
+  static void tile(S s, D d, [[maybe_unused]] int nb = T) {
     __m512 r[16], t[16];
-    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(reinterpret_cast<const float*>(s(i)));
+    for (int i = 0; i < 16; ++i) {
+      const auto* const p = reinterpret_cast<const float*>(s(i));
+      if constexpr (Part)
+        r[i] = _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << nb) - 1), p);
+      else
+        r[i] = _mm512_loadu_ps(p);
+    }
     for (int i = 0; i < 16; i += 2) {
       t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
       t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
@@ -282,36 +291,49 @@ struct line_micro<4> {
       t[8 + c] = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x88);
       t[12 + c] = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xDD);
     }
+    const auto out = [&](int row, __m512 v) {
+      if (!Part || row < nb) put<NT>(d(row), v);
+    };
     for (int c = 0; c < 4; ++c) {
-      put<NT>(d(c), _mm512_shuffle_f32x4(t[c], t[8 + c], 0x88));
-      put<NT>(d(4 + c), _mm512_shuffle_f32x4(t[4 + c], t[12 + c], 0x88));
-      put<NT>(d(8 + c), _mm512_shuffle_f32x4(t[c], t[8 + c], 0xDD));
-      put<NT>(d(12 + c), _mm512_shuffle_f32x4(t[4 + c], t[12 + c], 0xDD));
+      out(c, _mm512_shuffle_f32x4(t[c], t[8 + c], 0x88));
+      out(4 + c, _mm512_shuffle_f32x4(t[4 + c], t[12 + c], 0x88));
+      out(8 + c, _mm512_shuffle_f32x4(t[c], t[8 + c], 0xDD));
+      out(12 + c, _mm512_shuffle_f32x4(t[4 + c], t[12 + c], 0xDD));
     }
   }
 };
 
-/// 8 x 8 eight-byte elements: an in-lane unpack, then two 128-bit-lane stages.
+/// 8 x 8 eight-byte elements: an in-lane unpack, then two 128-bit-lane stages. `Part`: as for
+/// line_micro<4>, destination rows [0, nb) with 4 <= nb < 8.
 template <>
 struct line_micro<8> {
   static constexpr int T = 8;
-  template <bool NT = true, class S, class D>
-  static void tile(S s, D d) {
+  template <bool NT = true, bool Part = false, class S, class D>
+  static void tile(S s, D d, [[maybe_unused]] int nb = T) {
     __m512d r[8], t[8];
-    for (int i = 0; i < 8; ++i) r[i] = _mm512_loadu_pd(reinterpret_cast<const double*>(s(i)));
+    for (int i = 0; i < 8; ++i) {
+      const auto* const p = reinterpret_cast<const double*>(s(i));
+      if constexpr (Part)
+        r[i] = _mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << nb) - 1), p);
+      else
+        r[i] = _mm512_loadu_pd(p);
+    }
     // t[2k]: rows 2k, 2k+1 at even columns (lane l: column 2l); t[2k+1]: odd columns
     for (int i = 0; i < 8; i += 2) {
       t[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);
       t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
     }
+    const auto out = [&](int row, __m512d v) {
+      if (!Part || row < nb) put<NT>(d(row), v);
+    };
     for (int h = 0; h < 2; ++h) {
       // columns h, 4 + h from lanes 0, 2; columns 2 + h, 6 + h from lanes 1, 3
       const __m512d u0 = _mm512_shuffle_f64x2(t[h], t[2 + h], 0x88), u1 = _mm512_shuffle_f64x2(t[h], t[2 + h], 0xDD);
       const __m512d u2 = _mm512_shuffle_f64x2(t[4 + h], t[6 + h], 0x88), u3 = _mm512_shuffle_f64x2(t[4 + h], t[6 + h], 0xDD);
-      put<NT>(d(h), _mm512_shuffle_f64x2(u0, u2, 0x88));
-      put<NT>(d(4 + h), _mm512_shuffle_f64x2(u0, u2, 0xDD));
-      put<NT>(d(2 + h), _mm512_shuffle_f64x2(u1, u3, 0x88));
-      put<NT>(d(6 + h), _mm512_shuffle_f64x2(u1, u3, 0xDD));
+      out(h, _mm512_shuffle_f64x2(u0, u2, 0x88));
+      out(4 + h, _mm512_shuffle_f64x2(u0, u2, 0xDD));
+      out(2 + h, _mm512_shuffle_f64x2(u1, u3, 0x88));
+      out(6 + h, _mm512_shuffle_f64x2(u1, u3, 0xDD));
     }
   }
 };
