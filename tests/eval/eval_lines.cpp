@@ -39,6 +39,11 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
     lv::engine_plan const b4 = plan_of(lv::from_blob(x, {300, 4, 2}).permute(1, 0, 2), 4);
     BOOST_TEST((b4.elem == 8 && b4.nB == 4 && lv::line_tiles(b4) == have));
     BOOST_TEST(!lv::line_tiles(plan_of(lv::from_blob(x, {300, 3, 2}).permute(1, 0, 2), 4)));
+    // Group A grows to four tiles of the widest kernel: 42 stays 42 with 8-wide tiles, and
+    // with whole-line ones takes the loop that continues it in the destination (42 x 483).
+    lv::engine_plan const a42 = plan_of(lv::from_blob(x, {23, 21, 5, 42, 44}).permute(2, 4, 0, 1, 3), 4);
+    BOOST_TEST(a42.nA == (have ? 42 * 483 : 42));
+    BOOST_TEST(a42.nB == 44);
     // 1- and 2-byte elements have none.
     BOOST_TEST(!lv::line_tiles(plan_of(lv::from_blob(x, {64, 64}).t(), 1)));
     BOOST_TEST(!lv::line_tiles(plan_of(lv::from_blob(x, {64, 64}).t(), 2)));

@@ -99,8 +99,13 @@ constexpr int line_tile_of(int E) {
 /// 0.65 to 0.80. An A of 42 in (23,21,5,42,44).permute(2,4,0,1,3) stays 42 at a target of 32
 /// (0.77-0.79 of memcpy, 3 interleaved runs) where 64 grew it to 882 (0.70-0.71); of the other
 /// 19 benchmark permutations and the FLUX chains, only (37,30,8,12,39).permute(4,0,1,2,3)
-/// changes plan between 32 and 64, and it measured the same.
-inline constexpr index_t transpose_group_target_a = 32;
+/// changes plan between 32 and 64, and it measured the same. Those were 8-wide tiles (AVX2).
+/// With whole-line tiles (AVX-512, 16 wide for 4-byte elements) an A of 42 is under three
+/// tiles, the last moved back over the one before, and each destination row a 168-byte piece;
+/// grown to 20286 at a target of 64, the same permutation went 14-15 -> 26-27 GB/s at 1 thread
+/// and 25 -> 33 at 2 (a 2-core Zen 5 VM, medians of 5 alternated runs), and no other benchmark
+/// plan (permutations, FLUX) changed. So the target is four tiles of the widest kernel.
+inline constexpr index_t transpose_group_target_a = kernels::line_tile_of(4) > 1 ? 64 : 32;
 inline constexpr index_t transpose_group_target_b = 1024;
 /// A transpose work unit covers about this many bytes of each destination row: in place, long
 /// runs per destination row against as many source rows read at once (measured best at 512 to
