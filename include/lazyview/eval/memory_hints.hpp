@@ -16,12 +16,17 @@ namespace lazyview {
 /// and such fp32 transposes of 2 to 16 MiB ((512,1024).t(), (1024,1024).t(),
 /// (24,40,1024).permute(2,1,0), (112,45,8,104).permute(3,2,1,0), ...) ran at 0.45-0.57 of memcpy
 /// in place against 0.80-1.00 streamed (9 shuffled runs, medians; at 1 MiB, still in cache, the
-/// same either way). Where one side of a unit is dense, in place holds up and keeps its output
-/// in cache: (6,19,19,9,16,13).permute(2,5,1,0,3,4), reading 7.5 KiB at a time, 0.97 in place
-/// against 0.86 streamed; bf16 FLUX at 8 MiB, writing in order, lost 3-7% streamed. Those, and
-/// long runs, stream from streaming_threshold.
+/// same either way). Where one side of a unit is dense, in place holds up longer and keeps its
+/// output in cache: bf16 FLUX at 8 MiB, writing in order, lost 3-7% streamed. Those, and long
+/// runs, stream from streaming_threshold, 12 MiB: there source and destination together fill
+/// three quarters of a 32 MiB last-level cache, and the 13-17 MiB permutations of the benchmark
+/// all fall on one side of it. On a 2-core Zen 5 VM (1 thread, GB/s, medians of 5 alternated
+/// runs), (37,30,8,12,39).permute(4,0,1,2,3), 15.9 MiB, went 20 -> 40 streamed (40 -> 74 at 2
+/// threads), and (6,19,19,9,16,13).permute(2,5,1,0,3,4), 15.5 MiB and reading 7.5 KiB at a time,
+/// 35 -> 36 (55 -> 62 at 2); on an earlier machine, with the older tiles, the latter had
+/// measured 0.97 of memcpy in place against 0.86 streamed, hence a threshold of 16 MiB then.
 #ifndef LAZYVIEW_STREAMING_THRESHOLD
-#define LAZYVIEW_STREAMING_THRESHOLD (index_t{16} << 20)
+#define LAZYVIEW_STREAMING_THRESHOLD (index_t{12} << 20)
 #endif
 #ifndef LAZYVIEW_SCATTERED_STREAMING_THRESHOLD
 #define LAZYVIEW_SCATTERED_STREAMING_THRESHOLD (index_t{2} << 20)
