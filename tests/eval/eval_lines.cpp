@@ -63,6 +63,16 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
     BOOST_TEST(big.nt == lv::kernels::have_nt);
     BOOST_TEST(lv::line_tiles(big) == (have && big.nt));
     BOOST_TEST(lv::prefetch_next_unit(big) == (have && big.nt));
+    // Rows that do not start on a line stream through the buffer (nt_rows) where the rows of a
+    // unit are 256 bytes or more, whatever the destination's own alignment; not far-row plans.
+    for (int const mis : {0, 1}) {
+        lv::engine_plan rows = plan_of(lv::from_blob(x, {449, 551, 17}).permute(2, 0, 1), 4);
+        lv::use_streaming_stores(rows, out.data() + mis, index_t{449} * 551 * 17 * 4);
+        BOOST_TEST((rows.nt == (have && lv::kernels::have_nt) && rows.nt_rows == rows.nt));
+    }
+    lv::engine_plan far_nt = plan_of(lv::from_blob(x, {65, 58, 1119}).permute(2, 1, 0), 4);
+    lv::use_streaming_stores(far_nt, out.data(), index_t{65} * 58 * 1119 * 4);
+    BOOST_TEST((!far_nt.nt && !far_nt.nt_rows));
     // Streamed partial tiles (line_tiles_partial's values).
     lv::engine_plan part = plan_of(lv::from_blob(x, {280000, 15}).t(), 4);
     lv::use_streaming_stores(part, out.data(), index_t{280000} * 15 * 4);
@@ -115,6 +125,37 @@ BOOST_AUTO_TEST_CASE(line_tiles_partial)
                               },
                               "(" + std::to_string(m) + "," + std::to_string(b) + ",2).permute(1,0,2)");
         }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(line_tiles_streamed_rows)
+{
+    // Rows that do not start on a line, streamed through the buffer (nt_rows) into contiguous
+    // destinations, at 1, 2 and 0 threads. (449,551,17).permute(2,0,1) fp32, 16 MiB: destination
+    // rows 989596 bytes apart, B = 17 (a tile and a partial one of a single row).
+    // (300,701,9,2).permute(2,0,1,3): 8-byte elements, B = 9 (8 and 1), 15 MiB.
+    // ((46,109,14,58).permute(0,3,1,2), above, streams this way too: B = 58 = 3 x 16 + 10.)
+    {
+        auto buf = make_buffer<float>(449 * 551 * 17);
+        float* p = buf.data();
+        auto e = lv::from_blob(p, {449, 551, 17}).permute(2, 0, 1);
+        check_eval<float>(e, std::array<index_t, 3>{17, 449, 551},
+                          [&](index_t f) {
+                              index_t const j = f % 551, i = f / 551 % 449, k = f / (551 * 449);
+                              return p[(i * 551 + j) * 17 + k];
+                          },
+                          "(449,551,17).permute(2,0,1)");
+    }
+    {
+        auto buf = make_buffer<float>(300 * 701 * 9 * 2);
+        float* p = buf.data();
+        auto e = lv::from_blob(p, {300, 701, 9, 2}).permute(2, 0, 1, 3);
+        check_eval<float>(e, std::array<index_t, 4>{9, 300, 701, 2},
+                          [&](index_t f) {
+                              index_t const l = f % 2, j = f / 2 % 701, i = f / (2 * 701) % 300, k = f / (2 * 701 * 300);
+                              return p[((i * 701 + j) * 9 + k) * 2 + l];
+                          },
+                          "(300,701,9,2).permute(2,0,1,3)");
     }
 }
 

@@ -237,11 +237,17 @@ struct unit_source {
   index_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
 };
 
-/// transpose_block with tiles whose rows are one whole line (line_micro<E>, T * E = 64): NT
-/// (the plan streams): straight to the destination by streaming stores, no buffer; otherwise
-/// by plain stores in place, the tiles after the first shifted to whole lines of a misaligned
-/// destination as in transpose_block. Per T rows of B, the destination row pointers are built
-/// once and the tiles sweep A.
+/// Where the tiles of transpose_lines store: in place (plain stores), streamed straight to
+/// rows that are whole lines, or streamed through a buffer for rows that are not (nt_rows).
+enum class line_out { in_place, stream, stream_rows };
+
+/// transpose_block with tiles whose rows are one whole line (line_micro<E>, T * E = 64).
+/// line_out::stream: straight to the destination by streaming stores, no buffer. in_place: by
+/// plain stores, the tiles after the first shifted to whole lines of a misaligned destination as
+/// in transpose_block. stream_rows: per T rows of B, the tiles land in a buffer whose rows share
+/// their destination rows' offsets within a line, then each row leaves by copy_nt (whole lines
+/// streamed, the partial line at either end plainly). Per T rows of B, the destination row
+/// pointers are built once and the tiles sweep A.
 /// `next` (if its s is set): while the unit runs it asks for the source lines of the unit that
 /// runs after it, a few of its rows per step of B, each row's stretch whole and in address
 /// order. A unit ahead gives the memory system a unit's time to fetch them, and in address
@@ -250,17 +256,22 @@ struct unit_source {
 /// rows and 19-20 with requests 512 bytes ahead along each row (a streaming copy: 40-50).
 /// A unit of fewer than T indices of B (at least T / 2: see line_tiles) runs as one step of
 /// partial tiles, which read and write only its rows.
-/// @pre na = a_end - a_begin >= T and b_end - b_begin >= T / 2; with NT, na a multiple of T and
-/// every destination row 64-byte aligned (use_streaming_stores sees to both).
-template <int E, bool NT>
+/// @pre na = a_end - a_begin >= T and b_end - b_begin >= T / 2; with stream, na a multiple of T
+/// and every destination row 64-byte aligned (use_streaming_stores sees to both); with
+/// stream_rows, na * E <= transpose_direct_bytes.
+template <int E, line_out Out>
 void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t* offA, const index_t* offB,
                      index_t a_begin, index_t a_end, index_t b_begin, index_t b_end, const unit_source& next) {
   constexpr int T = line_micro<E>::T;
   static_assert(T * E == 64);
+  constexpr bool NT = Out == line_out::stream;
+  constexpr bool Rows = Out == line_out::stream_rows;
+  constexpr index_t buf_row = transpose_direct_bytes + 64;
+  alignas(64) char buf[Rows ? T * buf_row : 1];
   char* const dcol = d + a_begin * E;
   const index_t* const oa = offA + a_begin;
   const index_t na = a_end - a_begin;
-  const index_t head = NT ? 0 : aligned_head(p, dcol + offB[b_begin], E, 64);
+  const index_t head = Out == line_out::in_place ? aligned_head(p, dcol + offB[b_begin], E, 64) : 0;
   const index_t steps = (b_end - b_begin + T - 1) / T;
   const index_t next_rows = next.s ? next.a1 - next.a0 : 0;
   const index_t stretch = (next.b1 - next.b0) * E;
@@ -275,46 +286,67 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   // rows b, b+1, ... b+rows-1 of B across the unit's A
   const auto step_at = [&]<bool Part>(index_t b, int rows) {
     char* drows[T];
-    for (int i = 0; i < rows; ++i) drows[i] = dcol + offB[b + i];
+    char* brows[T];  // Rows: where each row lands in the buffer
+    for (int i = 0; i < rows; ++i) {
+      drows[i] = dcol + offB[b + i];
+      if constexpr (Rows) brows[i] = buf + i * buf_row + (reinterpret_cast<std::uintptr_t>(drows[i]) & 63);
+    }
+    char* const* const to = Rows ? brows : drows;
     const char* const sb = s + b * E;
     for_tiles_a<T>(na, head, [&](index_t a) {
       const index_t dof = a * E;
       line_micro<E>::template tile<NT, Part>([&](int i) { return sb + oa[a + i]; },
-                                             [&](int i) { return drows[i] + dof; }, rows);
+                                             [&](int i) { return to[i] + dof; }, rows);
     });
+    if constexpr (Rows)
+      for (int i = 0; i < rows; ++i) copy_nt(brows[i], drows[i], na * E, 64);
   };
   if (b_end - b_begin < T) {
     ask(0);
     step_at.template operator()<true>(b_begin, static_cast<int>(b_end - b_begin));
     return;
   }
-  for (index_t bt = b_begin, step = 0;; bt += T, ++step) {
-    const index_t b = bt + T <= b_end ? bt : b_end - T;
+  // A last step short of T rows: in place, a whole tile moved back over rows done already
+  // (stored again while cached); streamed, a partial tile, since rows stored twice would go to
+  // memory twice ((449,551,17).permute(2,0,1), B = 16 + 1: 0.77x against in place).
+  for (index_t b = b_begin, step = 0;; b += T, ++step) {
     ask(step);
-    step_at.template operator()<false>(b, T);
+    if (b + T <= b_end)
+      step_at.template operator()<false>(b, T);
+    else if constexpr (Out == line_out::in_place)
+      step_at.template operator()<false>(b_end - T, T);
+    else
+      step_at.template operator()<true>(b, static_cast<int>(b_end - b));
     if (b + T >= b_end) break;
   }
 }
 
 /// Runs work unit `cur` of a line_tiles() plan by transpose_lines (streamed if the plan
 /// streams), asking for `next`'s source lines; returns false, having done nothing, for a unit
-/// in place narrower than a tile (the older tiles take it).
+/// narrower than a tile, in place or streamed through the buffer (the older tiles take it in
+/// place).
 inline bool transpose_unit_lines(const engine_plan& p, const char* s, char* d, const index_t* offA,
                                  const index_t* offB, const unit_source& cur, const unit_source& next) {
   // (compiled only where the target has whole-line tiles: line_tiles() is false elsewhere)
   if constexpr (line_tile_of(4) > 1 && line_tile_of(8) > 1) {
-    if (p.nt) {
+    // (explicit calls: a generic lambda's body would be instantiated on every target)
+    const unit_source& c = cur;
+    if (p.nt && !p.nt_rows) {
       if (p.elem == 4)
-        transpose_lines<4, true>(p, s, d, offA, offB, cur.a0, cur.a1, cur.b0, cur.b1, next);
+        transpose_lines<4, line_out::stream>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
       else
-        transpose_lines<8, true>(p, s, d, offA, offB, cur.a0, cur.a1, cur.b0, cur.b1, next);
+        transpose_lines<8, line_out::stream>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
       return true;
     }
-    if (cur.a1 - cur.a0 < line_tile_of(p.elem)) return false;
-    if (p.elem == 4)
-      transpose_lines<4, false>(p, s, d, offA, offB, cur.a0, cur.a1, cur.b0, cur.b1, next);
+    if (c.a1 - c.a0 < line_tile_of(p.elem)) return false;
+    if (p.nt_rows && p.elem == 4)
+      transpose_lines<4, line_out::stream_rows>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
+    else if (p.nt_rows)
+      transpose_lines<8, line_out::stream_rows>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
+    else if (p.elem == 4)
+      transpose_lines<4, line_out::in_place>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
     else
-      transpose_lines<8, false>(p, s, d, offA, offB, cur.a0, cur.a1, cur.b0, cur.b1, next);
+      transpose_lines<8, line_out::in_place>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
     return true;
   } else {
     (void)p, (void)s, (void)d, (void)offA, (void)offB, (void)cur, (void)next;

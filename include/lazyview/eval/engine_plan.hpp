@@ -50,6 +50,8 @@ struct engine_plan {
   index_t src_off = 0, dst_off = 0;
   bool nt = false;         ///< streaming stores (set by use_streaming_stores); a transpose
                            ///< that streams goes through a buffer, rows out whole
+  bool nt_rows = false;    ///< with nt, whole-line tiles whose destination rows do not start on
+                           ///< a line: rows leave a buffer, partial lines by plain stores
   index_t block_a = 1;     ///< kind transpose: A indices per work unit
   index_t blocks_a = 1;    ///< kind transpose: blocks of group A
   index_t block_b = 1;     ///< kind transpose: B indices per work unit (the last takes the rest)

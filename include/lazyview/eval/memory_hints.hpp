@@ -50,27 +50,53 @@ inline bool scattered_transpose(const engine_plan& e) {
   return !dst_dense_units(e) && !src_dense;
 }
 
+inline index_t transpose_prefetch_distance(const engine_plan& p);
+
+/// The shortest destination row per unit that streams through the buffer of nt_rows: 256 bytes,
+/// of which at most two partial lines go plainly.
+inline constexpr index_t nt_rows_min_bytes = 256;
+
 /// Long runs stream when they start 32-byte aligned (copy_nt stores any head and tail plainly).
 /// Transposes stream through a buffer whose rows leave in whole cache lines: each destination
 /// row starts on a line, covers whole lines, and A splits into blocks of whole lines. A
 /// streaming store to part of a line costs a read of that line: (48,45,8,104).permute(3,2,1,0)
 /// fp32 in blocks of 96 bytes ran at 0.29 of memcpy streamed, against 0.57 in place.
+/// Whole-line tiles (see line_tiles) stream rows that do not start on a line too, through a
+/// buffer (nt_rows): each unit's destination rows, up to transpose_direct_bytes long, leave with
+/// their whole lines streamed and the partial line at either end stored plainly, which a
+/// neighbouring unit completes while it is cached. Such plans had run in place, each tile row a
+/// store split over two lines. On a 2-core Zen 5 VM, fp32, GB/s, in place -> nt_rows (medians
+/// of 5 alternated runs, 1 thread; 2 threads in brackets where measured):
+/// (19,22,17,6,5,18).permute(2,0,5,1,3,4) 23 -> 32, (23,21,5,42,44).permute(2,4,0,1,3)
+/// 20 -> 28, (46,109,14,58).permute(0,3,1,2) 29 -> 37, (278,17,102,8).permute(0,3,1,2) 31 -> 31
+/// (34 -> 38), (449,551,17).permute(2,0,1) 25-27 -> 25 (25 -> 31). Not taken by:
+/// - scattered transposes (a 2-D transpose): (2000,2000).t() 0.90-1.08x, (3000,2000).t()
+///   0.95-1.00x, and at their 2 MiB threshold, in cache, 0.70x ((1000,1000).t());
+/// - far-row plans (transpose_prefetch_distance), whose tuned requests belong to the older
+///   tiles: (65,58,1119).permute(2,1,0) 0.64x, (86,59,45,18).permute(1,2,3,0) 0.71x;
+/// - rows under nt_rows_min_bytes per unit, mostly partial lines.
 inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes) {
   if (!kernels::have_nt || dst_bytes < (scattered_transpose(e) ? scattered_streaming_threshold : streaming_threshold))
     return;
   const index_t align = e.kind == engine_plan::transpose ? 64 : 32;
   const auto base = reinterpret_cast<std::uintptr_t>(dst) + static_cast<std::uintptr_t>(e.dst_off);
-  if (base % static_cast<std::uintptr_t>(align)) return;
-  for (int k = 0; k < e.nouter; ++k)
-    if (e.outer[k].ds % align) return;
+  bool aligned = base % static_cast<std::uintptr_t>(align) == 0;
+  for (int k = 0; k < e.nouter; ++k) aligned = aligned && e.outer[k].ds % align == 0;
   if (e.kind == engine_plan::run) {
-    e.nt = e.run_bytes >= 256;
+    e.nt = aligned && e.run_bytes >= 256;
   } else if (e.kind == engine_plan::transpose) {
-    if (e.elem > 8 || kernels::tile_of(e.elem) == 1 || (e.nA * e.elem) % 64) return;
-    for (int k = 0; k < e.nb; ++k)
-      if (e.gb[k].ds % 64) return;
-    e.nt = true;
-    split_group_a(e, transpose_block_bytes, std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
+    if (e.elem > 8 || kernels::tile_of(e.elem) == 1) return;
+    aligned = aligned && (e.nA * e.elem) % 64 == 0;
+    for (int k = 0; k < e.nb; ++k) aligned = aligned && e.gb[k].ds % 64 == 0;
+    if (aligned) {
+      e.nt = true;
+      split_group_a(e, transpose_block_bytes, std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
+      return;
+    }
+    const index_t T = kernels::line_tile_of(e.elem);
+    if (T > 1 && e.nA >= T && 2 * e.nB >= T && e.block_a * e.elem >= nt_rows_min_bytes &&
+        !scattered_transpose(e) && transpose_prefetch_distance(e) == 0)
+      e.nt = e.nt_rows = true;
   }
 }
 
