@@ -13,6 +13,28 @@ lv::engine_plan plan_of(auto const& e, index_t elem)
     return lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), elem);
 }
 
+// Checks from_blob(p, sizes).permute(perm) of a contiguous fp32 buffer against the index map:
+// output index (i_0, ..., i_R-1) reads source index i_k along dim perm[k].
+template <std::size_t R>
+void check_permuted(std::array<index_t, R> const& sizes, std::array<index_t, R> const& perm)
+{
+    auto buf = make_buffer<float>(numel_of(sizes));
+    float* p = buf.data();
+    auto e = [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return lv::from_blob(p, {sizes[I]...}).permute(perm[I]...);
+    }(std::make_index_sequence<R>{});
+    std::array<index_t, R> out{};
+    for (std::size_t k = 0; k < R; ++k) out[k] = sizes[static_cast<std::size_t>(perm[k])];
+    auto const st = contiguous_strides(sizes);
+    check_eval<float>(e, out,
+                      [&](index_t f) {
+                          index_t at = 0;
+                          for (std::size_t k = R; k-- > 0; f /= out[k]) at += f % out[k] * st[static_cast<std::size_t>(perm[k])];
+                          return p[at];
+                      },
+                      fmt(sizes) + ".permute" + fmt(perm));
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(line_tiles_choice)
@@ -83,17 +105,10 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
 BOOST_AUTO_TEST_CASE(line_tiles_asking_ahead_in_place)
 {
     // (46,109,14,58).permute(0,3,1,2) in fp32, 16 MiB: A = 1526 in 6 blocks, B = 58 (three
-    // tiles of 16 and one moved back); the next unit is the next block or, after the last, the
-    // next outer index. Values at 1, 2 and 0 threads.
-    auto buf = make_buffer<float>(46 * 109 * 14 * 58);
-    float* p = buf.data();
-    auto e = lv::from_blob(p, {46, 109, 14, 58}).permute(0, 3, 1, 2);
-    check_eval<float>(e, std::array<index_t, 4>{46, 58, 109, 14},
-                      [&](index_t f) {
-                          index_t const k = f % 14, j = f / 14 % 109, l = f / (14 * 109) % 58, i = f / (14 * 109 * 58);
-                          return p[((i * 109 + j) * 14 + k) * 58 + l];
-                      },
-                      "(46,109,14,58).permute(0,3,1,2)");
+    // tiles of 16 and one of 10); the next unit is the next block or, after the last, the next
+    // outer index. Values at 1, 2 and 0 threads; copies into the contiguous destination stream
+    // through the buffer of nt_rows (rows of 6104 bytes), the others run in place.
+    check_permuted<4>({46, 109, 14, 58}, {0, 3, 1, 2});
 }
 
 BOOST_AUTO_TEST_CASE(line_tiles_partial)
@@ -103,29 +118,12 @@ BOOST_AUTO_TEST_CASE(line_tiles_partial)
     // B = 8, 13 and 15 of 4-byte elements, 4 and 7 of 8-byte ones; n from a few tiles (in place,
     // with a tail of A) to 16 MiB (streamed where the destination is aligned: (280000,15).t(),
     // (300000,7,2).permute(1,0,2)).
-    for (index_t const n : {index_t{37}, index_t{300}, index_t{280000}}) {
-        for (index_t const b : {index_t{8}, index_t{13}, index_t{15}}) {
-            if (n == 280000 && b != 15) continue;
-            auto buf = make_buffer<float>(n * b);
-            float* p = buf.data();
-            auto e = lv::from_blob(p, {n, b}).t();
-            check_eval<float>(e, std::array<index_t, 2>{b, n}, [&](index_t f) { return p[f % n * b + f / n]; },
-                              "(" + std::to_string(n) + "," + std::to_string(b) + ").t()");
-        }
-        for (index_t const b : {index_t{4}, index_t{7}}) {
-            index_t const m = n == 280000 ? 300000 : n;
-            if (n == 280000 && b != 7) continue;
-            auto buf = make_buffer<float>(m * b * 2);
-            float* p = buf.data();
-            auto e = lv::from_blob(p, {m, b, 2}).permute(1, 0, 2);
-            check_eval<float>(e, std::array<index_t, 3>{b, m, 2},
-                              [&](index_t f) {
-                                  index_t const k = f % 2, i = f / 2 % m, j = f / (2 * m);
-                                  return p[(i * b + j) * 2 + k];
-                              },
-                              "(" + std::to_string(m) + "," + std::to_string(b) + ",2).permute(1,0,2)");
-        }
+    for (index_t const n : {37, 300}) {
+        for (index_t const b : {8, 13, 15}) check_permuted<2>({n, b}, {1, 0});
+        for (index_t const b : {4, 7}) check_permuted<3>({n, b, 2}, {1, 0, 2});
     }
+    check_permuted<2>({280000, 15}, {1, 0});
+    check_permuted<3>({300000, 7, 2}, {1, 0, 2});
 }
 
 BOOST_AUTO_TEST_CASE(line_tiles_streamed_rows)
@@ -134,29 +132,8 @@ BOOST_AUTO_TEST_CASE(line_tiles_streamed_rows)
     // destinations, at 1, 2 and 0 threads. (449,551,17).permute(2,0,1) fp32, 16 MiB: destination
     // rows 989596 bytes apart, B = 17 (a tile and a partial one of a single row).
     // (300,701,9,2).permute(2,0,1,3): 8-byte elements, B = 9 (8 and 1), 15 MiB.
-    // ((46,109,14,58).permute(0,3,1,2), above, streams this way too: B = 58 = 3 x 16 + 10.)
-    {
-        auto buf = make_buffer<float>(449 * 551 * 17);
-        float* p = buf.data();
-        auto e = lv::from_blob(p, {449, 551, 17}).permute(2, 0, 1);
-        check_eval<float>(e, std::array<index_t, 3>{17, 449, 551},
-                          [&](index_t f) {
-                              index_t const j = f % 551, i = f / 551 % 449, k = f / (551 * 449);
-                              return p[(i * 551 + j) * 17 + k];
-                          },
-                          "(449,551,17).permute(2,0,1)");
-    }
-    {
-        auto buf = make_buffer<float>(300 * 701 * 9 * 2);
-        float* p = buf.data();
-        auto e = lv::from_blob(p, {300, 701, 9, 2}).permute(2, 0, 1, 3);
-        check_eval<float>(e, std::array<index_t, 4>{9, 300, 701, 2},
-                          [&](index_t f) {
-                              index_t const l = f % 2, j = f / 2 % 701, i = f / (2 * 701) % 300, k = f / (2 * 701 * 300);
-                              return p[((i * 701 + j) * 9 + k) * 2 + l];
-                          },
-                          "(300,701,9,2).permute(2,0,1,3)");
-    }
+    check_permuted<3>({449, 551, 17}, {2, 0, 1});
+    check_permuted<4>({300, 701, 9, 2}, {2, 0, 1, 3});
 }
 
 }  // namespace evaltest
