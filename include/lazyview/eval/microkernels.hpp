@@ -258,9 +258,10 @@ inline void put(char* d, __m512d v) {
 
 /// 16 x 16 four-byte elements: two in-lane stages (unpack, shuffle) build 4 x 4 blocks, two
 /// 128-bit-lane stages gather each destination row.
-/// `Part`: only destination rows [0, nb) exist (8 <= nb < 16, a group B shorter than a tile):
-/// each source row is read through a mask of its first nb elements, which also keeps the loads
-/// from touching memory past them, and the other rows are not stored.
+/// `Part`: only destination rows [0, nb) exist (1 <= nb < 16: a group B shorter than a tile,
+/// or the last step of a streamed one): each source row is read through a mask of its first nb
+/// elements, which also keeps the loads from touching memory past them, and the other rows are
+/// not stored.
 template <>
 struct line_micro<4> {
   static constexpr int T = 16;
@@ -304,7 +305,7 @@ struct line_micro<4> {
 };
 
 /// 8 x 8 eight-byte elements: an in-lane unpack, then two 128-bit-lane stages. `Part`: as for
-/// line_micro<4>, destination rows [0, nb) with 4 <= nb < 8.
+/// line_micro<4>, destination rows [0, nb) with 1 <= nb < 8.
 template <>
 struct line_micro<8> {
   static constexpr int T = 8;
