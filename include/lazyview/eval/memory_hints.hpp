@@ -50,7 +50,7 @@ inline bool scattered_transpose(const engine_plan& e) {
   return !dst_dense_units(e) && !src_dense;
 }
 
-inline index_t transpose_prefetch_distance(const engine_plan& p);
+inline bool line_tiles(const engine_plan& p);
 
 /// The shortest destination row per unit that streams through the buffer of nt_rows: 256 bytes,
 /// of which at most two partial lines go plainly.
@@ -93,9 +93,8 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       split_group_a(e, transpose_block_bytes, std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
       return;
     }
-    const index_t T = kernels::line_tile_of(e.elem);
-    if (T > 1 && e.nA >= T && 2 * e.nB >= T && e.block_a * e.elem >= nt_rows_min_bytes &&
-        !scattered_transpose(e) && transpose_prefetch_distance(e) == 0)
+    // (e.nt is still false: line_tiles here is its in-place rule, which leaves out far-row plans)
+    if (line_tiles(e) && !scattered_transpose(e) && e.block_a * e.elem >= nt_rows_min_bytes)
       e.nt = e.nt_rows = true;
   }
 }
