@@ -7,6 +7,7 @@
 #include "engine.hpp"
 #include "kernels.hpp"
 #include "nest.hpp"
+#include "plan_memo.hpp"
 #include "tensor.hpp"
 #include "threads.hpp"
 
@@ -40,57 +41,89 @@ decltype(auto) chain_of(E& e) {
     return (e);
 }
 
+/// Runs an engine plan with its offset tables (off: null unless a transpose).
+template <class T>
+void run_engine_setup(const engine_plan& ep, const index_t* off, const T* src, T* dst, index_t bytes, threads th) {
+  const unsigned use = bytes < single_thread_bytes ? 1u : resolve_threads(th);
+  const char* s = reinterpret_cast<const char*>(src);
+  char* d = reinterpret_cast<char*>(dst);
+  const index_t* offB = off ? off + ep.nA : nullptr;
+  parallel_for(ep.work_units(), use, [&](index_t a, index_t b) { run_engine(ep, s, d, a, b, off, offB); });
+}
+
+/// Runs a plain plan (p.plain()); `keep`, when given, receives the engine's setup where it does
+/// not depend on the destination's address (no streaming stores at this size).
+template <class T>
+void run_plain_plan(const copy_plan& p, const T* src, T* dst, threads th, engine_setup* keep = nullptr) {
+  const index_t bytes = p.numel * static_cast<index_t>(sizeof(T));
+  if (bytes <= nest_bytes) {
+    run_nest(p, reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst), static_cast<index_t>(sizeof(T)));
+    return;
+  }
+  engine_plan ep = make_engine_plan(p, static_cast<index_t>(sizeof(T)));
+  use_streaming_stores(ep, dst, bytes);  // before the offsets: it may regroup A
+  // A transpose's row offsets, computed once: A's on the source side, then B's on the
+  // destination side (per work unit, A's cost 17% of the instructions of an in-cache FLUX pack).
+  // (on the stack where they fit: the heap's allocation and zeroing cost a small copy 10%)
+  index_t local[engine_setup::max_offsets];
+  std::vector<index_t> heap;
+  index_t* off = nullptr;
+  if (ep.kind == engine_plan::transpose) {
+    const auto n = static_cast<std::size_t>(ep.nA + ep.nB);
+    off = local;
+    if (n > std::size(local)) {
+      heap.resize(n);
+      off = heap.data();
+    }
+    kernels::group_offsets(ep.ga, ep.na, true, off);
+    kernels::group_offsets(ep.gb, ep.nb, false, off + ep.nA);
+  }
+  if (keep && bytes < std::min(streaming_threshold, scattered_streaming_threshold) && heap.empty()) {
+    keep->ep = ep;
+    if (off) std::copy(off, off + ep.nA + ep.nB, keep->off);
+    keep->valid = true;
+  }
+  run_engine_setup(ep, off, src, dst, bytes, th);
+}
+
 /// Runs a plan (sf: the source's physical fold, for the levels below a stacked plan).
 template <class T, int L1>
 void run_plan(const copy_plan& p, const fold_state<L1>& sf, const T* src, T* dst, threads th) {
-  const index_t total = outer_count(p);
-  const unsigned n = resolve_threads(th);
+  if (p.plain()) {
+    run_plain_plan(p, src, dst, th);
+    return;
+  }
   const index_t bytes = p.numel * static_cast<index_t>(sizeof(T));
-  const unsigned use = bytes < single_thread_bytes ? 1u : n;
-  if (p.plain() && bytes <= nest_bytes) {
-    run_nest(p, reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst), static_cast<index_t>(sizeof(T)));
-  } else if (p.plain()) {
-    engine_plan ep = make_engine_plan(p, static_cast<index_t>(sizeof(T)));
-    use_streaming_stores(ep, dst, bytes);
-    // A transpose's row offsets, computed once: A's on the source side, then B's on the
-    // destination side (per work unit, A's cost 17% of the instructions of an in-cache FLUX pack).
-    // (on the stack where they fit: the heap's allocation and zeroing cost a small copy 10%)
-    index_t local[256];
-    std::vector<index_t> heap;
-    index_t* offA = nullptr;
-    if (ep.kind == engine_plan::transpose) {
-      const auto n = static_cast<std::size_t>(ep.nA + ep.nB);
-      offA = local;
-      if (n > std::size(local)) {
-        heap.resize(n);
-        offA = heap.data();
-      }
-      kernels::group_offsets(ep.ga, ep.na, true, offA);
-      kernels::group_offsets(ep.gb, ep.nb, false, offA + ep.nA);
-    }
-    const char* s = reinterpret_cast<const char*>(src);
-    char* d = reinterpret_cast<char*>(dst);
-    const index_t* offB = offA ? offA + ep.nA : nullptr;
-    parallel_for(ep.work_units(), use, [&](index_t a, index_t b) { run_engine(ep, s, d, a, b, offA, offB); });
-  } else
-    parallel_for(total, use, [&](index_t a, index_t b) {
-      run_general(p, sf.lv, sf.nlev - 1, reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst),
-                  sizeof(T), a, b);
-    });
+  const unsigned use = bytes < single_thread_bytes ? 1u : resolve_threads(th);
+  parallel_for(outer_count(p), use, [&](index_t a, index_t b) {
+    run_general(p, sf.lv, sf.nlev - 1, reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst), sizeof(T),
+                a, b);
+  });
 }
 
-template <class T, int L1, int L2>
-void execute(const fold_state<L1>& sf_view, const T* src, const fold_state<L2>& df_view, T* dst, threads th) {
+/// Plans and runs a copy; `keep(plan)` sees the plan first when it is plain (the memo's store),
+/// and returns where the engine's setup may go.
+template <class T, int L1, int L2, class Keep = std::nullptr_t>
+void execute(const fold_state<L1>& sf_view, const T* src, const fold_state<L2>& df_view, T* dst, threads th,
+             Keep keep = nullptr) {
   if (sf_view.empty || df_view.empty || sf_view.numel().v == 0) return;
+  auto go = [&](const auto& sf) {
+    const copy_plan p = make_plan(sf, df_view);
+    if constexpr (!std::is_same_v<Keep, std::nullptr_t>) {
+      if (p.plain()) {
+        run_plain_plan(p, src, dst, th, keep(p));
+        return;
+      }
+    }
+    run_plan(p, sf, src, dst, th);
+  };
   // make_plan reads only the destination's sizes, strides and offset, which a view's fold holds
   // as they are; and a source past a copying reshape holds its levels already. Copying either
   // state was 370 of the 6100 instructions of a dynamic (1,16,4,4) FLUX pack.
-  if (sf_view.phys) {
-    run_plan(make_plan(sf_view, df_view), sf_view, src, dst, th);
-    return;
-  }
-  const fold_state<L1> sf = physical(sf_view);
-  run_plan(make_plan(sf, df_view), sf, src, dst, th);
+  if (sf_view.phys)
+    go(sf_view);
+  else
+    go(physical(sf_view));
 }
 
 /// The fold of E with its physical levels, and the plan that writes it row-major: for a static
@@ -171,6 +204,14 @@ constexpr void memory_span(const fold_state<L>& s, index_t& lo, index_t& hi) {
   }
 }
 
+/// True when elements [slo, shi] from src and [dlo, dhi] from dst share a byte.
+template <class T>
+bool spans_intersect(const T* src, index_t slo, index_t shi, const T* dst, index_t dlo, index_t dhi) {
+  const auto a0 = reinterpret_cast<std::uintptr_t>(src + slo), a1 = reinterpret_cast<std::uintptr_t>(src + shi + 1);
+  const auto b0 = reinterpret_cast<std::uintptr_t>(dst + dlo), b1 = reinterpret_cast<std::uintptr_t>(dst + dhi + 1);
+  return a0 < b1 && b0 < a1;
+}
+
 /// True when the bytes src may read and the bytes dst may write intersect.
 template <class T, int L1, int L2>
 bool overlaps(const fold_state<L1>& sf, const T* src, const fold_state<L2>& df, const T* dst) {
@@ -178,9 +219,20 @@ bool overlaps(const fold_state<L1>& sf, const T* src, const fold_state<L2>& df, 
   index_t slo, shi, dlo, dhi;
   memory_span(sf, slo, shi);
   memory_span(df, dlo, dhi);
-  const auto a0 = reinterpret_cast<std::uintptr_t>(src + slo), a1 = reinterpret_cast<std::uintptr_t>(src + shi + 1);
-  const auto b0 = reinterpret_cast<std::uintptr_t>(dst + dlo), b1 = reinterpret_cast<std::uintptr_t>(dst + dhi + 1);
-  return a0 < b1 && b0 < a1;
+  return spans_intersect(src, slo, shi, dst, dlo, dhi);
+}
+
+/// Runs the memo's plan when the pair's key matches it and the spans do not overlap; false
+/// otherwise (the caller then takes the full path, which stores a new entry).
+template <class T, int K>
+bool run_memo(const plan_memo<K>& m, const index_t* key, const T* src, T* dst, threads th) {
+  if (!m.valid || !same_key<K>(key, m.key) || spans_intersect(src, m.slo, m.shi, dst, m.dlo, m.dhi)) return false;
+  if (m.engine.valid)
+    run_engine_setup(m.engine.ep, m.engine.ep.kind == engine_plan::transpose ? m.engine.off : nullptr, src, dst,
+                     m.plan.numel * static_cast<index_t>(sizeof(T)), th);
+  else
+    run_plain_plan(m.plan, src, dst, th);
+  return true;
 }
 
 }  // namespace detail
@@ -198,6 +250,13 @@ void copy(const Src& src_expr, Dst&& dst_expr, threads th = {}) {
   static_assert(!std::is_const_v<typename D::value_type>, "lazyview: copy(): the destination is read-only (const T)");
   static_assert(std::is_same_v<std::remove_const_t<typename S::value_type>, typename D::value_type>,
                 "lazyview: copy(): source and destination element types differ");
+  constexpr int K = detail::key_len<S>() + detail::key_len<D>();
+  constexpr bool memo = plan_memo_enabled && K > 0 && !detail::static_copy_runs_v<S, D>;
+  [[maybe_unused]] index_t key[K > 0 ? K : 1];
+  if constexpr (memo) {
+    detail::write_key(dst, detail::write_key(src, key));
+    if (detail::run_memo(detail::memo_of<S, D>(), key, src.base(), dst.base(), th)) return;
+  }
   decltype(auto) sf = fold(src);
   decltype(auto) df = fold(dst);
   bool same = true;
@@ -222,6 +281,17 @@ void copy(const Src& src_expr, Dst&& dst_expr, threads th = {}) {
   }
   if constexpr (detail::static_copy_runs_v<S, D>) {
     if (!sf.empty && !df.empty) detail::run_static_plan<detail::static_copy_plan_v<S, D>>(detail::static_physical_v<S>, src.base(), dst.base(), th);
+  } else if constexpr (memo) {
+    detail::execute(sf, src.base(), df, dst.base(), th, [&](const copy_plan& p) {
+      auto& m = detail::memo_of<S, D>();
+      for (int i = 0; i < K; ++i) m.key[i] = key[i];
+      m.plan = p;
+      detail::memory_span(sf, m.slo, m.shi);
+      detail::memory_span(df, m.dlo, m.dhi);
+      m.engine.valid = false;
+      m.valid = true;
+      return &m.engine;
+    });
   } else {
     detail::execute(sf, src.base(), df, dst.base(), th);
   }
@@ -231,15 +301,12 @@ void copy(const Src& src_expr, Dst&& dst_expr, threads th = {}) {
 template <class E>
 tensor<std::remove_const_t<typename E::value_type>, E::rank> evaluate_contiguous(const E& e) {
   using T = std::remove_const_t<typename E::value_type>;
-  decltype(auto) sf = fold(e);
-  std::array<index_t, E::rank> sizes{};
-  for (int i = 0; i < E::rank; ++i) sizes[static_cast<std::size_t>(i)] = sf.sizes[i].v;
-  tensor<T, E::rank> out(sizes, typename tensor<T, E::rank>::uninitialized{});
+  decltype(auto) shown = shown_of(e);  // the sizes without folding the physical side
+  tensor<T, E::rank> out(shown.sizes, typename tensor<T, E::rank>::uninitialized{});
   if constexpr (E::is_static) {
-    if (!sf.empty) detail::run_static_plan<detail::static_contiguous_plan_v<E>>(detail::static_physical_v<E>, e.base(), out.data(), threads{1});
+    if (!shown.empty) detail::run_static_plan<detail::static_contiguous_plan_v<E>>(detail::static_physical_v<E>, e.base(), out.data(), threads{1});
   } else {
-    auto dst = out.ref();
-    detail::execute(sf, e.base(), fold(dst), out.data(), threads{1});
+    copy(e, out.ref(), threads{1});  // through the plan memo; a fresh buffer overlaps nothing
   }
   return out;
 }

@@ -1,0 +1,102 @@
+#pragma once
+// A per-thread memo of the last plan copy() made for each pair of chain types. Folding the source
+// with its physical levels and planning cost about 1800 of the 5100 instructions of a dynamic
+// (1,3,6,6) FLUX pack (callgrind); a loop that copies the same shapes every step, as an inference
+// step does, pays them once.
+//
+// The key is everything a chain's fold reads at run time: the dynamic leaf's sizes and strides and
+// every dynamic op argument, innermost first (a node's kept metadata and the static parts follow
+// from them). Two chains of one type with equal keys fold to the same layout, so a hit needs no
+// check: the sizes matched and the destination was a view when the entry was stored, and the
+// pointers, which the key leaves out, enter only the overlap test, which a hit still makes.
+#include <type_traits>
+
+#include "../expr/node.hpp"
+#include "engine_plan.hpp"
+#include "plan.hpp"
+
+namespace lazyview {
+
+/// 0 turns the memo off (every dynamic copy folds and plans afresh).
+#ifndef LAZYVIEW_PLAN_MEMO
+#define LAZYVIEW_PLAN_MEMO 1
+#endif
+inline constexpr bool plan_memo_enabled = LAZYVIEW_PLAN_MEMO != 0;
+
+namespace detail {
+
+template <class Tup>
+inline constexpr int dynamic_args_v = 0;
+template <class... A>
+inline constexpr int dynamic_args_v<hana::basic_tuple<A...>> = (0 + ... + (std::is_same_v<A, index_t> ? 1 : 0));
+
+/// How many run-time values the fold of E reads. Example: from_blob(p, {B,C,H,W}).view(6 sizes)
+/// .permute(6 dims).reshape(3 sizes) -> 8 + 6 + 6 + 3 = 23; any static chain -> 0.
+template <class E>
+constexpr int key_len() {
+  if constexpr (E::is_static)
+    return 0;
+  else if constexpr (E::depth == 0)
+    return 2 * E::rank;
+  else if constexpr (E::op_type::is_static)
+    return key_len<typename E::child_type>();
+  else
+    return key_len<typename E::child_type>() + dynamic_args_v<std::remove_cvref_t<decltype(E::op_type::args)>>;
+}
+
+/// Writes E's key at k, innermost first; returns the end.
+template <class E>
+constexpr index_t* write_key(const E& e, index_t* k) {
+  if constexpr (E::is_static) {
+    return k;
+  } else if constexpr (E::depth == 0) {
+    for (int i = 0; i < E::rank; ++i) *k++ = e.ext.sizes[i];
+    for (int i = 0; i < E::rank; ++i) *k++ = e.ext.strides[i];
+    return k;
+  } else {
+    k = write_key(e.child, k);
+    if constexpr (!E::op_type::is_static)
+      hana::unpack(e.op.args, [&](const auto&... a) {
+        ((std::is_same_v<std::remove_cvref_t<decltype(a)>, index_t> ? void(*k++ = to_ival(a).v) : void()), ...);
+      });
+    return k;
+  }
+}
+
+/// An engine plan ready to run: the plan before any streaming decision (which depends on the
+/// destination's address) and a transpose's row offsets, when they fit.
+struct engine_setup {
+  static constexpr int max_offsets = 256;
+  bool valid;
+  engine_plan ep;
+  index_t off[max_offsets];  ///< A's nA source offsets, then B's nB destination offsets
+};
+
+/// One memo entry: the key, the plan, the element spans the overlap test reads, and the engine's
+/// setup for a copy that takes the engine below every streaming threshold.
+template <int K>
+struct plan_memo {
+  bool valid;
+  index_t key[K];
+  copy_plan plan;
+  index_t slo, shi, dlo, dhi;
+  engine_setup engine;
+};
+
+/// The calling thread's entry for copies from chains of type S into chains of type D.
+/// constinit: a thread_local with a constant initialiser needs no guard on each access.
+template <class S, class D>
+plan_memo<key_len<S>() + key_len<D>()>& memo_of() {
+  constinit static thread_local plan_memo<key_len<S>() + key_len<D>()> m{};
+  return m;
+}
+
+template <int K>
+bool same_key(const index_t* a, const index_t* b) {
+  index_t diff = 0;  // one branch for the whole key: the compiler vectorises the loop
+  for (int i = 0; i < K; ++i) diff |= a[i] ^ b[i];
+  return diff == 0;
+}
+
+}  // namespace detail
+}  // namespace lazyview

@@ -1,0 +1,186 @@
+// The plan memo (eval/plan_memo.hpp): copy() keeps, per thread and per pair of chain types, the
+// last plan it made. These tests repeat one chain type with other shapes, strides, offsets and
+// pointers, with overlapping memory and on several threads, and compare every copy with a plain
+// loop: a stale plan would show as wrong values, a missing check as a missing exception.
+#include "eval_common.hpp"
+
+#include <atomic>
+#include <thread>
+
+namespace {
+
+using namespace evaltest;
+
+// FLUX _pack_latents as users write it, dynamic extents.
+auto pack_chain(const float* x, index_t B, index_t C, index_t H, index_t W)
+{
+    return lv::from_blob(x, {B, C, H, W}).view(B, C, H / 2, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5).reshape(B, (H / 2) * (W / 2), C * 4);
+}
+
+void pack(const float* x, float* out, index_t B, index_t C, index_t H, index_t W, unsigned th)
+{
+    lv::copy(pack_chain(x, B, C, H, W), lv::from_blob(out, {B, (H / 2) * (W / 2), C * 4}), lv::threads{th});
+}
+
+std::vector<float> pack_reference(const float* x, index_t B, index_t C, index_t H, index_t W)
+{
+    std::vector<float> r(static_cast<std::size_t>(B * C * H * W));
+    const index_t h = H / 2, w = W / 2;
+    for (index_t b = 0; b < B; ++b)
+        for (index_t c = 0; c < C; ++c)
+            for (index_t i = 0; i < h; ++i)
+                for (index_t a = 0; a < 2; ++a)
+                    for (index_t j = 0; j < w; ++j)
+                        for (index_t e = 0; e < 2; ++e)
+                            r[static_cast<std::size_t>(((b * h + i) * w + j) * C * 4 + c * 4 + a * 2 + e)] =
+                                x[((b * C + c) * H + 2 * i + a) * W + 2 * j + e];
+    return r;
+}
+
+struct flux_shape {
+    index_t B, C, H, W;
+    unsigned th;
+};
+
+// Nest-sized (432 B, 1 KiB), engine transposes with offset tables kept (4 KiB, 19 KiB, 64 KiB),
+// and 1 MiB on two threads.
+const flux_shape flux_shapes[] = {{1, 3, 6, 6, 1},     {1, 16, 8, 8, 1},  {1, 16, 4, 4, 1}, {2, 5, 22, 22, 2},
+                                  {1, 16, 32, 32, 0}, {1, 3, 6, 8, 1},  {1, 16, 128, 128, 2}};
+
+// Runs every shape `rounds` times in turn; returns the number of copies that differ from the loop.
+int run_flux_rounds(int rounds, std::vector<float> const& x)
+{
+    int wrong = 0;
+    for (int r = 0; r < rounds; ++r)
+        for (auto const& s : flux_shapes) {
+            const std::size_t n = static_cast<std::size_t>(s.B * s.C * s.H * s.W);
+            std::vector<float> out(n + 1, sentinel<float>());
+            pack(x.data(), out.data(), s.B, s.C, s.H, s.W, s.th);
+            const auto ref = pack_reference(x.data(), s.B, s.C, s.H, s.W);
+            wrong += !std::equal(ref.begin(), ref.end(), out.begin()) || out[n] != sentinel<float>();
+        }
+    return wrong;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(plan_memo)
+
+BOOST_AUTO_TEST_CASE(key_covers_every_runtime_value)
+{
+    using S = decltype(pack_chain(nullptr, 1, 1, 2, 2));
+    // 4 sizes and 4 strides of the leaf, then view's 6 sizes, permute's 6 dims, reshape's 3 sizes
+    static_assert(lv::detail::key_len<S>() == 8 + 6 + 6 + 3);
+    using P = decltype(lv::from_blob(static_cast<const float*>(nullptr), {2, 3}).permute(lv::c<1>, lv::c<0>));
+    static_assert(lv::detail::key_len<P>() == 4, "static arguments are in the type, not the key");
+    static_assert(lv::detail::key_len<decltype(lv::from_blob<2, 3>(static_cast<float*>(nullptr)))>() == 0);
+    float x[4] = {};
+    index_t key[lv::detail::key_len<S>()];
+    const index_t* end = lv::detail::write_key(pack_chain(x, 1, 1, 2, 2), key);
+    BOOST_TEST(end - key == lv::detail::key_len<S>());
+    const std::vector<index_t> want{1, 1, 2, 2, 4, 4, 2, 1, 1, 1, 1, 2, 1, 2, 0, 2, 4, 1, 3, 5, 1, 1, 4};
+    BOOST_TEST(std::vector<index_t>(key, key + lv::detail::key_len<S>()) == want, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(shapes_alternate_in_one_chain_type)
+{
+    const auto x = make_buffer<float>(16 * 128 * 128 * 2);
+    BOOST_TEST(run_flux_rounds(3, x) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(same_shapes_other_pointers)
+{
+    // The key leaves the pointers out: a hit must run at the new addresses, misaligned included.
+    const auto x = make_buffer<float>(2 * 16 * 32 * 32 + 8);
+    for (index_t so : {0, 1, 3, 0})
+        for (index_t dof : {0, 3, 1}) {
+            std::vector<float> out(static_cast<std::size_t>(2 * 16 * 32 * 32 + 8), sentinel<float>());
+            pack(x.data() + so, out.data() + dof, 2, 16, 32, 32, 1);
+            const auto ref = pack_reference(x.data() + so, 2, 16, 32, 32);
+            BOOST_TEST_CONTEXT("src +" << so << ", dst +" << dof)
+            {
+                BOOST_TEST(std::equal(ref.begin(), ref.end(), out.begin() + dof));
+                BOOST_TEST(std::count(out.begin(), out.begin() + dof, sentinel<float>()) == dof);
+            }
+        }
+}
+
+BOOST_AUTO_TEST_CASE(offsets_and_strides_change_the_key)
+{
+    // Same sizes every time: only narrow's start (the plan's offset) or the leaf's strides differ.
+    const index_t R = 37, C = 45, len = 40;
+    const auto x = make_buffer<float>(R * (C + 3));
+    auto run = [&](index_t start, index_t row) {
+        std::vector<float> out(static_cast<std::size_t>(len * R), sentinel<float>());
+        lv::copy(lv::from_blob(x.data(), {R, C}, {row, 1}).narrow(1, start, len).permute(1, 0), lv::from_blob(out.data(), {len, R}));
+        index_t bad = 0;
+        for (index_t j = 0; j < len; ++j)
+            for (index_t i = 0; i < R; ++i) bad += out[static_cast<std::size_t>(j * R + i)] != x[static_cast<std::size_t>(i * row + start + j)];
+        return bad;
+    };
+    for (index_t start : {0, 1, 5, 0, 5, 1})
+        for (index_t row : {C, C + 3, C})
+            BOOST_TEST(run(start, row) == 0, "narrow start " << start << ", row stride " << row);
+}
+
+BOOST_AUTO_TEST_CASE(overlap_is_caught_on_a_hit)
+{
+    // The first copy stores the plan of a square transpose between two buffers; the second has the
+    // same key with source and destination in one buffer, and must be staged, not run in place.
+    const index_t n = 40;
+    auto a = make_buffer<float>(n * n);
+    std::vector<float> b(static_cast<std::size_t>(n * n));
+    auto transpose = [&](const float* s, float* d) { lv::copy(lv::from_blob(s, {n, n}).permute(1, 0), lv::from_blob(d, {n, n})); };
+    transpose(a.data(), b.data());
+    const auto before = a;
+    transpose(a.data(), a.data());
+    index_t bad = 0;
+    for (index_t i = 0; i < n; ++i)
+        for (index_t j = 0; j < n; ++j) {
+            bad += b[static_cast<std::size_t>(i * n + j)] != before[static_cast<std::size_t>(j * n + i)];
+            bad += a[static_cast<std::size_t>(i * n + j)] != before[static_cast<std::size_t>(j * n + i)];
+        }
+    BOOST_TEST(bad == 0);
+}
+
+BOOST_AUTO_TEST_CASE(errors_still_raised_after_a_hit)
+{
+    const auto x = make_buffer<float>(64);
+    std::vector<float> out(128);
+    auto copy_into = [&](index_t rows, index_t row_stride) {
+        // A reshape of a destination with gaps is not a view: copy() must refuse it.
+        lv::copy(lv::from_blob(x.data(), {8, 8}).permute(1, 0).reshape(64), lv::from_blob(out.data(), {8, rows}, {row_stride, 1}).reshape(8 * rows));
+    };
+    copy_into(8, 8);
+    copy_into(8, 8);
+    BOOST_CHECK_THROW(copy_into(8, 9), lv::shape_error);
+    BOOST_CHECK_THROW(copy_into(4, 4), lv::shape_error);  // a view of 32 elements: the sizes differ
+    copy_into(8, 8);
+    index_t bad = 0;
+    for (index_t i = 0; i < 8; ++i)
+        for (index_t j = 0; j < 8; ++j) bad += out[static_cast<std::size_t>(i * 8 + j)] != x[static_cast<std::size_t>(j * 8 + i)];
+    BOOST_TEST(bad == 0);
+}
+
+BOOST_AUTO_TEST_CASE(each_thread_keeps_its_own)
+{
+    // Two threads alternate shapes of one chain type out of phase: a shared entry would hand one
+    // the other's plan.
+    const auto x = make_buffer<float>(16 * 128 * 128 * 2);
+    std::atomic<int> wrong{0};
+    std::thread t1([&] { wrong += run_flux_rounds(4, x); });
+    std::thread t2([&] {
+        for (int r = 0; r < 4; ++r) {
+            std::vector<float> out(16 * 16 * 16);
+            pack(x.data(), out.data(), 1, 16, 16, 16, 1);
+            const auto ref = pack_reference(x.data(), 1, 16, 16, 16);
+            wrong += !std::equal(ref.begin(), ref.end(), out.begin());
+            wrong += run_flux_rounds(1, x);
+        }
+    });
+    t1.join();
+    t2.join();
+    BOOST_TEST(wrong.load() == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
