@@ -28,11 +28,13 @@ namespace kernels {
 enum class move_kind { fixed, odd, bytes };
 
 /// The nest over byte loops l[0, n), outermost first, moving elements as M says. The two
-/// innermost loops run as plain loops, the rest as an odometer.
-/// @pre n >= 1, every loop of size >= 1.
-template <int E, move_kind M>
+/// innermost loops run as plain loops, the rest as an odometer. N > 0: the innermost loop has
+/// N iterations, unrolled (FLUX's pairs: the loop's own counting cost more than its moves).
+/// @pre n >= 1, every loop of size >= 1; N == 0 or N == l[n - 1].n.
+template <int E, move_kind M, int N = 0>
 void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
-  const byte_loop in = l[n - 1];
+  byte_loop in = l[n - 1];
+  if constexpr (N > 0) in.n = N;
   const byte_loop mid = n >= 2 ? l[n - 2] : byte_loop{1, 0, 0};
   const int no = n >= 2 ? n - 2 : 0;
   index_t idx[max_loops];
@@ -77,14 +79,23 @@ inline void run_nest(const copy_plan& p, const char* src, char* dst, index_t siz
   }
   using kernels::move_kind;
   using kernels::nest_loops;
+  // Fixed sizes, with the innermost loop unrolled where it is 2, 3 or 4 long.
+  auto fixed = [&]<int F>() {
+    switch (l[n - 1].n) {
+      case 2: nest_loops<F, move_kind::fixed, 2>(l, n, s, d, E); return;
+      case 3: nest_loops<F, move_kind::fixed, 3>(l, n, s, d, E); return;
+      case 4: nest_loops<F, move_kind::fixed, 4>(l, n, s, d, E); return;
+      default: nest_loops<F, move_kind::fixed>(l, n, s, d, E); return;
+    }
+  };
   switch (E) {
-    case 1: nest_loops<1, move_kind::fixed>(l, n, s, d, E); return;
-    case 2: nest_loops<2, move_kind::fixed>(l, n, s, d, E); return;
-    case 4: nest_loops<4, move_kind::fixed>(l, n, s, d, E); return;
-    case 8: nest_loops<8, move_kind::fixed>(l, n, s, d, E); return;
-    case 16: nest_loops<16, move_kind::fixed>(l, n, s, d, E); return;
-    case 32: nest_loops<32, move_kind::fixed>(l, n, s, d, E); return;
-    case 64: nest_loops<64, move_kind::fixed>(l, n, s, d, E); return;
+    case 1: fixed.template operator()<1>(); return;
+    case 2: fixed.template operator()<2>(); return;
+    case 4: fixed.template operator()<4>(); return;
+    case 8: fixed.template operator()<8>(); return;
+    case 16: fixed.template operator()<16>(); return;
+    case 32: fixed.template operator()<32>(); return;
+    case 64: fixed.template operator()<64>(); return;
     default: break;
   }
   if (E > 2 && E < 64)
