@@ -1,6 +1,8 @@
 #pragma once
 // copy() and contiguous(): fold both sides, plan once, run one fused loop nest.
+#include <algorithm>
 #include <cstdint>
+#include <new>
 #include <type_traits>
 #include <vector>
 
@@ -51,39 +53,44 @@ void run_engine_setup(const engine_plan& ep, const index_t* off, const T* src, T
   parallel_for(ep.work_units(), use, [&](index_t a, index_t b) { run_engine(ep, s, d, a, b, off, offB); });
 }
 
-/// Runs a plain plan (p.plain()); `keep`, when given, receives the engine's setup where it does
+/// Runs a plain plan; `keep`, when given, receives the engine's setup where it does
 /// not depend on the destination's address (no streaming stores at this size).
 template <class T>
-void run_plain_plan(const copy_plan& p, const T* src, T* dst, threads th, engine_setup* keep = nullptr) {
+void run_plain_plan(const loop_plan& p, const T* src, T* dst, threads th, engine_setup* keep = nullptr) {
   const index_t bytes = p.numel * static_cast<index_t>(sizeof(T));
   if (bytes <= nest_bytes) {
     run_nest(p, reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst), static_cast<index_t>(sizeof(T)));
     return;
   }
-  engine_plan ep = make_engine_plan(p, static_cast<index_t>(sizeof(T)));
-  use_streaming_stores(ep, dst, bytes);  // before the offsets: it may regroup A
   // A transpose's row offsets, computed once: A's on the source side, then B's on the
   // destination side (per work unit, A's cost 17% of the instructions of an in-cache FLUX pack).
   // (on the stack where they fit: the heap's allocation and zeroing cost a small copy 10%)
-  index_t local[engine_setup::max_offsets];
-  std::vector<index_t> heap;
-  index_t* off = nullptr;
-  if (ep.kind == engine_plan::transpose) {
-    const auto n = static_cast<std::size_t>(ep.nA + ep.nB);
-    off = local;
-    if (n > std::size(local)) {
-      heap.resize(n);
+  auto offsets = [&](const engine_plan& ep, index_t* room, std::vector<index_t>& heap) -> index_t* {
+    if (ep.kind != engine_plan::transpose) return nullptr;
+    index_t* off = room;
+    if (ep.nA + ep.nB > engine_setup::max_offsets) {
+      heap.resize(static_cast<std::size_t>(ep.nA + ep.nB));
       off = heap.data();
     }
     kernels::group_offsets(ep.ga, ep.na, true, off);
     kernels::group_offsets(ep.gb, ep.nb, false, off + ep.nA);
+    return off;
+  };
+  std::vector<index_t> heap;
+  if (keep && bytes < std::min(streaming_threshold, scattered_streaming_threshold)) {
+    // Built where the memo keeps it (a plan is 2 KB; copying it in cost a missed call 3%).
+    // No streaming stores at this size, so the plan is the destination's whatever its address.
+    static_assert(std::is_trivially_destructible_v<engine_plan>, "built over the old one without destroying it");
+    ::new (static_cast<void*>(&keep->ep)) engine_plan(make_engine_plan(p, static_cast<index_t>(sizeof(T))));
+    const index_t* off = offsets(keep->ep, keep->off, heap);
+    keep->valid = heap.empty();
+    run_engine_setup(keep->ep, off, src, dst, bytes, th);
+    return;
   }
-  if (keep && bytes < std::min(streaming_threshold, scattered_streaming_threshold) && heap.empty()) {
-    keep->ep = ep;
-    if (off) std::copy(off, off + ep.nA + ep.nB, keep->off);
-    keep->valid = true;
-  }
-  run_engine_setup(ep, off, src, dst, bytes, th);
+  engine_plan ep = make_engine_plan(p, static_cast<index_t>(sizeof(T)));
+  use_streaming_stores(ep, dst, bytes);  // before the offsets: it may regroup A
+  index_t local[engine_setup::max_offsets];
+  run_engine_setup(ep, offsets(ep, local, heap), src, dst, bytes, th);
 }
 
 /// Runs a plan (sf: the source's physical fold, for the levels below a stacked plan).
@@ -285,7 +292,7 @@ void copy(const Src& src_expr, Dst&& dst_expr, threads th = {}) {
     detail::execute(sf, src.base(), df, dst.base(), th, [&](const copy_plan& p) {
       auto& m = detail::memo_of<S, D>();
       for (int i = 0; i < K; ++i) m.key[i] = key[i];
-      m.plan = p;
+      p.copy_to(m.plan);
       detail::memory_span(sf, m.slo, m.shi);
       detail::memory_span(df, m.dlo, m.dhi);
       m.engine.valid = false;

@@ -30,7 +30,7 @@ struct byte_loop {
 
 /// The plan's loops in bytes for elements of `size` bytes, outermost first, into l; returns
 /// their count. Example: loops (3,2):(2,1):(1,3) of fp32 -> (3,2):(8,4):(4,12).
-inline int byte_loops(const copy_plan& p, index_t size, byte_loop* l) {
+inline int byte_loops(const loop_plan& p, index_t size, byte_loop* l) {
   for (int k = 0; k < p.nloops; ++k) l[k] = {p.loops[k].n, p.loops[k].ss * size, p.loops[k].ds * size};
   return p.nloops;
 }
@@ -176,7 +176,7 @@ inline void order_runs(engine_plan& e) {
 /// Specialises a plain plan for elements of `size` bytes.
 /// Example: FLUX pack fp32 (1,16,128,128): wide element 8 bytes; A = (ph, c) (32 elements,
 /// contiguous in the destination), B = (iw) (64, contiguous in the source); outer = (ih).
-inline engine_plan make_engine_plan(const copy_plan& p, index_t size) {
+inline engine_plan make_engine_plan(const loop_plan& p, index_t size) {
   engine_plan e;
   e.src_off = p.src_offset * size;
   e.dst_off = p.dst_offset * size;

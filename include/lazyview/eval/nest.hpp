@@ -63,7 +63,7 @@ void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
 /// Example: (1,3,6,6) FLUX pack fp32, loops (3,3,3,2,2):(12,2,36,6,1) in the source and
 /// (36,12,4,2,1) in the destination -> elements of 8 bytes over (3,3,3,2), an odometer over the
 /// outer (3,3) around plain loops over (3,2).
-inline void run_nest(const copy_plan& p, const char* src, char* dst, index_t size) {
+inline void run_nest(const loop_plan& p, const char* src, char* dst, index_t size) {
   byte_loop l[max_loops];
   int n = byte_loops(p, size, l);
   const char* s = src + p.src_offset * size;

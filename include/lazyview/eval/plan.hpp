@@ -45,15 +45,29 @@ struct segment {
   }
 };
 
-/// The plan: loops outermost first, the source/destination base offsets, and how the source
-/// offset maps to memory (lower levels) when the fold stacked levels.
-struct copy_plan {
+/// A plan's loops, outermost first, and where they start: all of a plain plan, and all that the
+/// nest and the engine read (eval/nest.hpp, eval/engine_plan.hpp).
+struct loop_plan {
   int nloops = 0;
   loop_dim loops[max_loops];
-  int nseg = 0;
-  segment segs[max_rank];
   index_t src_offset = 0, dst_offset = 0;
   index_t numel = 0;
+
+  /// The used part into `to` (the plan memo's store: loops has room for 32, a copy uses a few).
+  constexpr void copy_to(loop_plan& to) const {
+    to.nloops = nloops;
+    for (int k = 0; k < nloops; ++k) to.loops[k] = loops[k];
+    to.src_offset = src_offset;
+    to.dst_offset = dst_offset;
+    to.numel = numel;
+  }
+};
+
+/// The plan: the loops, their segments, and how the source offset maps to memory (lower levels)
+/// when the fold stacked levels. The segments' room is most of its 5 KB.
+struct copy_plan : loop_plan {
+  int nseg = 0;
+  segment segs[max_rank];
   bool mapped = false;  ///< source offsets are virtual: map them through the lower levels
 
   /// True when every loop is plain strided (the fast kernels apply).
