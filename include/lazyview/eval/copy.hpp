@@ -79,7 +79,7 @@ void run_plain_plan(const loop_plan& p, const T* src, T* dst, threads th, engine
   std::vector<index_t> heap;
   if (keep && bytes < std::min(streaming_threshold, scattered_streaming_threshold)) {
     // Built where the memo keeps it (a plan is 2 KB; copying it in cost a missed call 3%).
-    // No streaming stores at this size, so the plan is the destination's whatever its address.
+    // No streaming stores at this size, so the plan holds for any destination address.
     static_assert(std::is_trivially_destructible_v<engine_plan>, "built over the old one without destroying it");
     ::new (static_cast<void*>(&keep->ep)) engine_plan(make_engine_plan(p, static_cast<index_t>(sizeof(T))));
     const index_t* off = offsets(keep->ep, keep->off, heap);
