@@ -1,6 +1,5 @@
 #pragma once
 // copy() and contiguous(): fold both sides, plan once, run one fused loop nest.
-#include <algorithm>
 #include <cstdint>
 #include <new>
 #include <type_traits>
@@ -77,9 +76,8 @@ void run_plain_plan(const loop_plan& p, const T* src, T* dst, threads th, engine
     return off;
   };
   std::vector<index_t> heap;
-  if (keep && bytes < std::min(streaming_threshold, scattered_streaming_threshold)) {
+  if (keep && bytes < never_streams_below) {
     // Built where the memo keeps it (a plan is 2 KB; copying it in cost a missed call 3%).
-    // No streaming stores at this size, so the plan holds for any destination address.
     static_assert(std::is_trivially_destructible_v<engine_plan>, "built over the old one without destroying it");
     ::new (static_cast<void*>(&keep->ep)) engine_plan(make_engine_plan(p, static_cast<index_t>(sizeof(T))));
     const index_t* off = offsets(keep->ep, keep->off, heap);

@@ -33,6 +33,9 @@ namespace lazyview {
 #endif
 inline constexpr index_t streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
 inline constexpr index_t scattered_streaming_threshold = LAZYVIEW_SCATTERED_STREAMING_THRESHOLD;
+/// use_streaming_stores leaves the plan of a smaller destination as it is, whatever the
+/// destination's address: such a plan may be kept and reused (the plan memo, eval/copy.hpp).
+inline constexpr index_t never_streams_below = std::min(streaming_threshold, scattered_streaming_threshold);
 
 /// Whether a transpose's work unit writes one dense stretch of destination: A is one block and
 /// rows of consecutive B indices are adjacent (written back to back).
