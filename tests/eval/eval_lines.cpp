@@ -95,6 +95,23 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
     lv::engine_plan far_nt = plan_of(lv::from_blob(x, {65, 58, 1119}).permute(2, 1, 0), 4);
     lv::use_streaming_stores(far_nt, out.data(), index_t{65} * 58 * 1119 * 4);
     BOOST_TEST((!far_nt.nt && !far_nt.nt_rows));
+    // Far-row and scattered plans do with rows of 1024 bytes or more past streaming_threshold
+    // (a row in units of up to 512 bytes, lines carried from one to the next): (394,69,154).permute(
+    // 1,2,0) (rows of 1576 bytes, far apart in the source), (2047,2049).t() (scattered, 8188);
+    // not (1000,1000).t() (4 MB, in cache), whose rows are as long.
+    lv::engine_plan far_long = plan_of(lv::from_blob(x, {394, 69, 154}).permute(1, 2, 0), 4);
+    BOOST_TEST(lv::transpose_prefetch_distance(far_long) > 0);
+    lv::use_streaming_stores(far_long, out.data(), index_t{394} * 69 * 154 * 4);
+    BOOST_TEST((far_long.nt_rows == (have && lv::kernels::have_nt)));
+    BOOST_TEST((!far_long.nt_rows || (far_long.blocks_a == 4 && far_long.block_a * 4 <= lv::nt_rows_block_bytes)));
+    lv::engine_plan scat = plan_of(lv::from_blob(x, {2047, 2049}).t(), 4);
+    BOOST_TEST(lv::scattered_transpose(scat));
+    lv::use_streaming_stores(scat, out.data(), index_t{2047} * 2049 * 4);
+    BOOST_TEST((scat.nt_rows == (have && lv::kernels::have_nt)));
+    lv::engine_plan small = plan_of(lv::from_blob(x, {1000, 1000}).t(), 4);
+    BOOST_TEST(lv::scattered_transpose(small));
+    lv::use_streaming_stores(small, out.data(), index_t{1000} * 1000 * 4);
+    BOOST_TEST(!small.nt_rows);
     // Streamed partial tiles (line_tiles_partial's values).
     lv::engine_plan part = plan_of(lv::from_blob(x, {280000, 15}).t(), 4);
     lv::use_streaming_stores(part, out.data(), index_t{280000} * 15 * 4);
@@ -134,6 +151,21 @@ BOOST_AUTO_TEST_CASE(line_tiles_streamed_rows)
     // (300,701,9,2).permute(2,0,1,3): 8-byte elements, B = 9 (8 and 1), 15 MiB.
     check_permuted<3>({449, 551, 17}, {2, 0, 1});
     check_permuted<4>({300, 701, 9, 2}, {2, 0, 1, 3});
+}
+
+BOOST_AUTO_TEST_CASE(line_tiles_streamed_rows_carried)
+{
+    // Lines carried from unit to unit along each destination row (kernels::line_carry), where
+    // units split into chunks of B and threads split mid-row, each thread's first and last unit
+    // storing its ends plainly. (394,69,154).permute(1,2,0) fp32: a far-row plan, A = 394 in 4
+    // units, B = 10626 in 41 chunks. (2047,2049).t(): scattered, rows at every offset within a
+    // line. (904,3500).t(): A = 904 in 7 units of 128 and a last of 8, narrower than a tile (in
+    // place), to which nothing is carried. (3001,700,2).permute(1,0,2): 8-byte elements, B = 700
+    // in 2 chunks (256 and 444).
+    check_permuted<3>({394, 69, 154}, {1, 2, 0});
+    check_permuted<2>({2047, 2049}, {1, 0});
+    check_permuted<2>({904, 3500}, {1, 0});
+    check_permuted<3>({3001, 700, 2}, {1, 0, 2});
 }
 
 }  // namespace evaltest

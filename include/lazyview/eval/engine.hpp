@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <new>
 
 #include "engine_kernels.hpp"
 #include "memory_hints.hpp"
@@ -33,6 +35,11 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   const index_t src_ahead = transpose_prefetch_distance(p);
   const bool lines = line_tiles(p), ask_next = prefetch_next_unit(p);
   const index_t nt_head = scattered_runs(p) ? 64 : 32;  // see copy_nt
+  // nt_rows: a line per row of the widest chunk of B (kernels::line_carry; at most 511 rows,
+  // too many for the stack of every call). Without it, rows' ends go plainly.
+  std::unique_ptr<char[]> carry_rows;
+  if (p.nt_rows && lines)
+    carry_rows.reset(new (std::nothrow) char[static_cast<std::size_t>(p.nB - (p.blocks_b - 1) * p.block_b) * 64]);
   for (index_t u = first; u < last;) {
     // one outer iteration (or part of it)
     switch (p.kind) {
@@ -103,7 +110,17 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
                 if (kernels::odometer_step(p.outer, p.nouter, idx_next, s_next, d_next)) next = unit(0, s_next);
               }
             }
-            if (kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next)) continue;
+            kernels::line_carry carry;
+            if (p.nt_rows && carry_rows) {
+              // Chunk-major, the unit before this one in the same chunk is block blk - 1; the
+              // next block is carried to only if it is a tile wide, since it then runs these
+              // tiles too (a narrower last block runs in place).
+              const index_t blk = k % p.blocks_a;
+              carry = {carry_rows.get(), b_begin, k > k_first && blk > 0,
+                       k + 1 < k_last && blk + 1 < p.blocks_a &&
+                           std::min(p.nA, (blk + 2) * p.block_a) - (blk + 1) * p.block_a >= kernels::line_tile_of(p.elem)};
+            }
+            if (kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next, carry)) continue;
           }
           if (p.nt && !p.nt_rows) {
             switch (p.elem) {

@@ -241,12 +241,57 @@ struct unit_source {
 /// rows that are whole lines, or streamed through a buffer for rows that are not (nt_rows).
 enum class line_out { in_place, stream, stream_rows };
 
+/// The line a streamed unit of nt_rows leaves unfinished at the end of each destination row,
+/// for the unit after it to complete: units of one chunk of B run along A one after another, so
+/// a row's piece ends mid-line where the next one starts. `rows`: one 64-byte line image per
+/// row of the chunk, from its first row b0. `in`: this unit starts where the last one stopped,
+/// whose unfinished lines are in `rows`; `out`: the next unit continues this one's rows.
+/// Example: fp32 rows at 28 mod 64, units of 512 bytes: bytes 28-63 of a row's first line go
+/// plainly, then each unit streams whole lines up to its last 28 bytes, which the next one
+/// streams with its first 36; the row's last unit stores its last 28 bytes plainly. Without
+/// it, every unit stored two partial lines per row plainly, each a line read from memory for
+/// ownership.
+struct line_carry {
+  char* rows = nullptr;  ///< nullptr: no carry (every row's ends go plainly)
+  index_t b0 = 0;
+  bool in = false, out = false;
+};
+
+/// Streams one destination row out of a buffer row laid out like its lines: `buf` is the line
+/// start before d (row bytes [m, m + n) at buf + m, m = d mod 64; with carry_in, bytes [0, m)
+/// also hold the unfinished line of the piece before). Whole lines go by streaming stores; a
+/// partial line at the start goes plainly unless carried in, one at the end is kept in
+/// `carry_out` (if not null) or goes plainly.
+/// @pre buf 64-byte aligned, with room for the line past the row's last byte.
+inline void stream_row(const char* buf, char* d, index_t n, bool carry_in, char* carry_out) {
+  const auto m = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(d) & 63);
+  char* const dl = d - m;
+  const index_t v0 = carry_in ? 0 : m, end = m + n;
+  const index_t lo = (v0 + 63) & ~index_t{63}, hi = end & ~index_t{63};
+  if (end <= lo) {  // all in one partial line
+    if (carry_out)
+      std::memcpy(carry_out, buf, 64);
+    else
+      std::memcpy(dl + v0, buf + v0, static_cast<std::size_t>(end - v0));
+    return;
+  }
+  if (v0 < lo) std::memcpy(dl + v0, buf + v0, static_cast<std::size_t>(lo - v0));
+  if (hi > lo) copy_nt_blocks(buf + lo, dl + lo, hi - lo);
+  if (hi < end) {
+    if (carry_out)
+      std::memcpy(carry_out, buf + hi, 64);
+    else
+      std::memcpy(dl + hi, buf + hi, static_cast<std::size_t>(end - hi));
+  }
+}
+
 /// transpose_block with tiles whose rows are one whole line (line_micro<E>, T * E = 64).
 /// line_out::stream: straight to the destination by streaming stores, no buffer. in_place: by
 /// plain stores, the tiles after the first shifted to whole lines of a misaligned destination as
 /// in transpose_block. stream_rows: per T rows of B, the tiles land in a buffer whose rows share
-/// their destination rows' offsets within a line, then each row leaves by copy_nt (whole lines
-/// streamed, the partial line at either end plainly). Per T rows of B, the destination row
+/// their destination rows' offsets within a line, then each row leaves by stream_row (whole
+/// lines streamed; an unfinished line at either end is carried between the units of a chunk,
+/// see line_carry, or stored plainly). Per T rows of B, the destination row
 /// pointers are built once and the tiles sweep A.
 /// `next` (if its s is set): while the unit runs it asks for the source lines of the unit that
 /// runs after it, a few of its rows per step of B, each row's stretch whole and in address
@@ -261,7 +306,8 @@ enum class line_out { in_place, stream, stream_rows };
 /// stream_rows, na * E <= transpose_direct_bytes.
 template <int E, line_out Out>
 void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t* offA, const index_t* offB,
-                     index_t a_begin, index_t a_end, index_t b_begin, index_t b_end, const unit_source& next) {
+                     index_t a_begin, index_t a_end, index_t b_begin, index_t b_end, const unit_source& next,
+                     const line_carry& carry = {}) {
   constexpr int T = line_micro<E>::T;
   static_assert(T * E == 64);
   constexpr bool NT = Out == line_out::stream;
@@ -289,7 +335,10 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
     char* brows[T];  // Rows: where each row lands in the buffer
     for (int i = 0; i < rows; ++i) {
       drows[i] = dcol + offB[b + i];
-      if constexpr (Rows) brows[i] = buf + i * buf_row + (reinterpret_cast<std::uintptr_t>(drows[i]) & 63);
+      if constexpr (Rows) {
+        brows[i] = buf + i * buf_row + (reinterpret_cast<std::uintptr_t>(drows[i]) & 63);
+        if (carry.in) std::memcpy(buf + i * buf_row, carry.rows + (b + i - carry.b0) * 64, 64);
+      }
     }
     char* const* const to = Rows ? brows : drows;
     const char* const sb = s + b * E;
@@ -299,7 +348,9 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
                                              [&](int i) { return to[i] + dof; }, rows);
     });
     if constexpr (Rows)
-      for (int i = 0; i < rows; ++i) copy_nt(brows[i], drows[i], na * E, 64);
+      for (int i = 0; i < rows; ++i)
+        stream_row(buf + i * buf_row, drows[i], na * E, carry.in,
+                   carry.out ? carry.rows + (b + i - carry.b0) * 64 : nullptr);
   };
   if (b_end - b_begin < T) {
     ask(0);
@@ -326,7 +377,8 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
 /// narrower than a tile, in place or streamed through the buffer (the older tiles take it in
 /// place).
 inline bool transpose_unit_lines(const engine_plan& p, const char* s, char* d, const index_t* offA,
-                                 const index_t* offB, const unit_source& cur, const unit_source& next) {
+                                 const index_t* offB, const unit_source& cur, const unit_source& next,
+                                 const line_carry& carry = {}) {
   // (compiled only where the target has whole-line tiles: line_tiles() is false elsewhere)
   if constexpr (line_tile_of(4) > 1 && line_tile_of(8) > 1) {
     // (explicit calls: a generic lambda's body would be instantiated on every target)
@@ -340,9 +392,9 @@ inline bool transpose_unit_lines(const engine_plan& p, const char* s, char* d, c
     }
     if (c.a1 - c.a0 < line_tile_of(p.elem)) return false;
     if (p.nt_rows && p.elem == 4)
-      transpose_lines<4, line_out::stream_rows>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
+      transpose_lines<4, line_out::stream_rows>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next, carry);
     else if (p.nt_rows)
-      transpose_lines<8, line_out::stream_rows>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
+      transpose_lines<8, line_out::stream_rows>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next, carry);
     else if (p.elem == 4)
       transpose_lines<4, line_out::in_place>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
     else

@@ -51,7 +51,8 @@ struct engine_plan {
   bool nt = false;         ///< streaming stores (set by use_streaming_stores); a transpose
                            ///< that streams goes through a buffer, rows out whole
   bool nt_rows = false;    ///< with nt, whole-line tiles whose destination rows do not start on
-                           ///< a line: rows leave a buffer, partial lines by plain stores
+                           ///< a line: rows leave a buffer, lines left unfinished carried to
+                           ///< the next unit, a row's ends by plain stores
   index_t block_a = 1;     ///< kind transpose: A indices per work unit
   index_t blocks_a = 1;    ///< kind transpose: blocks of group A
   index_t block_b = 1;     ///< kind transpose: B indices per work unit (the last takes the rest)

@@ -54,10 +54,16 @@ inline bool scattered_transpose(const engine_plan& e) {
 }
 
 inline bool line_tiles(const engine_plan& p);
+inline index_t transpose_prefetch_distance(const engine_plan& p);
 
 /// The shortest destination row per unit that streams through the buffer of nt_rows: 256 bytes,
 /// of which at most two partial lines go plainly.
 inline constexpr index_t nt_rows_min_bytes = 256;
+/// nt_rows units cover this many bytes of each destination row (the best of 128 to 1024).
+inline constexpr index_t nt_rows_block_bytes = 512;
+/// Scattered and far-row plans stream through nt_rows only with destination rows of at least
+/// this many bytes: two units or more, so that most lines are completed by the unit after.
+inline constexpr index_t nt_rows_long_row_bytes = 1024;
 
 /// Long runs stream when they start 32-byte aligned (copy_nt stores any head and tail plainly).
 /// Transposes stream through a buffer whose rows leave in whole cache lines: each destination
@@ -65,19 +71,28 @@ inline constexpr index_t nt_rows_min_bytes = 256;
 /// streaming store to part of a line costs a read of that line: (48,45,8,104).permute(3,2,1,0)
 /// fp32 in blocks of 96 bytes ran at 0.29 of memcpy streamed, against 0.57 in place.
 /// Whole-line tiles (see line_tiles) stream rows that do not start on a line too, through a
-/// buffer (nt_rows): each unit's destination rows, up to transpose_direct_bytes long, leave with
-/// their whole lines streamed and the partial line at either end stored plainly, which a
-/// neighbouring unit completes while it is cached. Such plans had run in place, each tile row a
-/// store split over two lines. On a 2-core Zen 5 VM, fp32, GB/s, in place -> nt_rows (medians
-/// of 5 alternated runs, 1 thread; 2 threads in brackets where measured):
-/// (19,22,17,6,5,18).permute(2,0,5,1,3,4) 23 -> 32, (23,21,5,42,44).permute(2,4,0,1,3)
-/// 20 -> 28, (46,109,14,58).permute(0,3,1,2) 29 -> 37, (278,17,102,8).permute(0,3,1,2) 31 -> 31
-/// (34 -> 38), (449,551,17).permute(2,0,1) 25-27 -> 25 (25 -> 31). Not taken by:
-/// - scattered transposes (a 2-D transpose): (2000,2000).t() 0.90-1.08x, (3000,2000).t()
-///   0.95-1.00x, and at their 2 MiB threshold, in cache, 0.70x ((1000,1000).t());
-/// - far-row plans (transpose_prefetch_distance), whose tuned requests belong to the older
-///   tiles: (65,58,1119).permute(2,1,0) 0.64x, (86,59,45,18).permute(1,2,3,0) 0.71x;
+/// buffer (nt_rows): each unit's destination rows, nt_rows_block_bytes long, leave with their
+/// whole lines streamed; the unfinished line at a unit's end is carried to the next unit along
+/// the row (kernels::line_carry), so only a row's two ends go plainly. Such plans had run in
+/// place, each tile row a store split over two lines; then through the buffer without the
+/// carry, every unit storing both partial lines of each row plainly, each a line read from
+/// memory. On a 2-core Zen 5 VM, fp32, GB/s, that -> units of 512 bytes with the carry
+/// (medians of 3 alternated runs, 1 thread; 2 threads in brackets):
+/// (449,551,17).permute(2,0,1) 26 -> 35 (45 -> 56), (46,109,14,58).permute(0,3,1,2) 31 -> 45
+/// (62 -> 72), (23,21,5,42,44).permute(2,4,0,1,3) 31 -> 39 (44 -> 52),
+/// (19,22,17,6,5,18).permute(2,0,5,1,3,4) 33 -> 40 (42 -> 49); units of 128, 256 and 1024
+/// bytes measured lower. Not taken by:
+/// - scattered and far-row plans (transpose_prefetch_distance), in place with their tuned
+///   requests, unless past streaming_threshold with rows of nt_rows_long_row_bytes, where the
+///   carry completes most lines. In place -> nt_rows there: (2047,2049).t() 20 -> 34,
+///   (1000,4194).t() 23 -> 40, (4194,1000).t() 26 -> 41, (10626,394).t() 20 -> 42,
+///   (394,69,154).permute(1,2,0) 24 -> 36 (40 -> 53). With shorter rows, whose two ends are
+///   most of each row, it lost: (131,32017).t() 28 -> 24, (65,58,1119).permute(2,1,0) 22 -> 17,
+///   (86,59,45,18).permute(1,2,3,0) 22 -> 19. In cache, it only costs: 0.70x at the scattered
+///   threshold ((1000,1000).t(), before the carry);
 /// - rows under nt_rows_min_bytes per unit, mostly partial lines.
+/// Tile rows shifted into whole lines in registers instead (a two-source permute per row, the
+/// tile row before kept per row, no buffer) measured 0.55-0.78x of the buffer.
 inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes) {
   if (!kernels::have_nt || dst_bytes < (scattered_transpose(e) ? scattered_streaming_threshold : streaming_threshold))
     return;
@@ -96,9 +111,15 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       split_group_a(e, transpose_block_bytes, std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
       return;
     }
-    // (e.nt is still false: line_tiles here is its in-place rule, which leaves out far-row plans)
-    if (line_tiles(e) && !scattered_transpose(e) && e.block_a * e.elem >= nt_rows_min_bytes)
-      e.nt = e.nt_rows = true;
+    const index_t T = kernels::line_tile_of(e.elem);
+    if (T == 1 || e.nA < T || 2 * e.nB < T || e.block_a * e.elem < nt_rows_min_bytes) return;
+    // scattered and far-row plans: only with rows long enough to be carried from unit to unit
+    // and past the caches (see above)
+    if ((scattered_transpose(e) || transpose_prefetch_distance(e) != 0) &&
+        (dst_bytes < streaming_threshold || e.nA * e.elem < nt_rows_long_row_bytes))
+      return;
+    e.nt = e.nt_rows = true;
+    split_group_a(e, nt_rows_block_bytes, T);
   }
 }
 
