@@ -4,9 +4,13 @@
 // passed as a plain lvalue.
 #include <boost/test/unit_test.hpp>
 #include <lazyview/lazyview.hpp>
+#include <array>
 #include <cstdint>
 #include <numeric>
 #include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 using namespace lazyview;
@@ -129,4 +133,72 @@ BOOST_AUTO_TEST_CASE(streaming_runs_scattered) {
         for (index_t r = 0; r < R; ++r) bad += y.data()[(q * P + p) * R + r] != x[static_cast<std::size_t>((p * Q + q) * R + r)];
     BOOST_TEST(bad == 0u, "threads " << th);
   }
+}
+
+// Runs past 12 MiB that start mid-line and lie back to back in the destination are gathered in
+// destination order through a buffer whose whole lines stream out (engine_plan::gather), at 1
+// and 2 threads (each thread's range starting and ending mid-line), into an aligned tensor and
+// a destination one element past a line. (187,258,87).permute(1,0,2) int32: runs of 348 bytes;
+// (30,40,50,70).permute(1,2,0,3): runs of 280 bytes under two loops of the destination. A
+// destination whose runs lie apart (rows padded by one element) copies them as before.
+BOOST_AUTO_TEST_CASE(streaming_runs_gathered) {
+  const auto check = [](auto const& sizes, auto const& perm, const char* what) {
+    constexpr std::size_t R = std::tuple_size_v<std::remove_cvref_t<decltype(sizes)>>;
+    index_t n = 1;
+    for (index_t s : sizes) n *= s;
+    std::vector<std::int32_t> x(static_cast<std::size_t>(n));
+    std::iota(x.begin(), x.end(), 0);
+    const auto e = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return from_blob(static_cast<const std::int32_t*>(x.data()), {sizes[I]...}).permute(perm[I]...);
+    }(std::make_index_sequence<R>{});
+    std::array<index_t, R> out{}, st{};
+    for (std::size_t k = 0; k < R; ++k) out[k] = sizes[static_cast<std::size_t>(perm[k])];
+    index_t acc = 1;
+    for (std::size_t k = R; k-- > 0;) st[k] = acc, acc *= sizes[k];
+    const auto expected = [&](index_t f) {
+      index_t at = 0;
+      for (std::size_t k = R; k-- > 0; f /= out[k]) at += f % out[k] * st[static_cast<std::size_t>(perm[k])];
+      return x[static_cast<std::size_t>(at)];
+    };
+    std::vector<std::int32_t> buf(static_cast<std::size_t>(n + 32));
+    for (const index_t shift : {index_t{0}, index_t{1}}) {
+      // a 64-byte aligned start (past the buffer's first element), then one element past it
+      std::int32_t* const y0 = buf.data() + 16 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64 / 4;
+      std::int32_t* const y = y0 + shift;
+      const auto dst = [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return from_blob(y, {out[I]...});
+      }(std::make_index_sequence<R>{});
+      engine_plan ep = make_engine_plan(contiguous_plan(physical(fold(e))), 4);
+      use_streaming_stores(ep, y, n * 4);
+      BOOST_TEST((ep.kind == engine_plan::run && ep.gather == kernels::have_nt && ep.nt == kernels::have_nt),
+                 what << " shift " << shift);
+      for (unsigned th : {1u, 2u}) {
+        std::fill(buf.begin(), buf.end(), -1);
+        copy(e, dst, threads{th});
+        std::size_t bad = 0;
+        for (index_t i = 0; i < n; ++i) bad += y[i] != expected(i);
+        BOOST_TEST(bad == 0u, what << " shift " << shift << ", threads " << th);
+        BOOST_TEST((y0[-1 + shift] == -1 && y[n] == -1), what << ": wrote outside");
+      }
+    }
+  };
+  check(std::array<index_t, 3>{187, 258, 87}, std::array<index_t, 3>{1, 0, 2}, "(187,258,87).permute(1,0,2)");
+  check(std::array<index_t, 4>{30, 40, 50, 70}, std::array<index_t, 4>{1, 2, 0, 3}, "(30,40,50,70).permute(1,2,0,3)");
+  // runs apart in the destination: no gather
+  const index_t P = 187, Q = 258, C = 87;
+  std::vector<std::int32_t> x(static_cast<std::size_t>(P * Q * C));
+  std::iota(x.begin(), x.end(), 0);
+  std::vector<std::int32_t> y(static_cast<std::size_t>(Q * P * (C + 1)), -1);
+  const auto e = from_blob(static_cast<const std::int32_t*>(x.data()), {P, Q, C}).permute(1, 0, 2);
+  const auto dst = from_blob(y.data(), {Q, P, C + 1}).narrow(2, 0, C);
+  engine_plan ep = make_engine_plan(make_plan(physical(fold(e)), fold(dst)), 4);
+  use_streaming_stores(ep, y.data(), Q * P * (C + 1) * 4);
+  BOOST_TEST(!ep.gather);
+  copy(e, dst, threads{2});
+  std::size_t bad = 0;
+  for (index_t q = 0; q < Q; ++q)
+    for (index_t p = 0; p < P; ++p)
+      for (index_t c = 0; c <= C; ++c)
+        bad += y[static_cast<std::size_t>((q * P + p) * (C + 1) + c)] != (c == C ? -1 : x[static_cast<std::size_t>((p * Q + q) * C + c)]);
+  BOOST_TEST(bad == 0u);
 }

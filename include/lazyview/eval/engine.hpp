@@ -30,6 +30,11 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
     s += idx[k] * p.outer[k].ss;
     d += idx[k] * p.outer[k].ds;
   }
+  if (p.gather) {
+    kernels::gather_runs(p, s, d, idx, first, last);
+    kernels::store_fence();
+    return;
+  }
   const index_t ahead = run_prefetch_distance(p);
   const bool rows_ahead = prefetch_rows(p);
   const index_t src_ahead = transpose_prefetch_distance(p);

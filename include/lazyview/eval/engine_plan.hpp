@@ -53,6 +53,8 @@ struct engine_plan {
   bool nt_rows = false;    ///< with nt, whole-line tiles whose destination rows do not start on
                            ///< a line: rows leave a buffer, lines left unfinished carried to
                            ///< the next unit, a row's ends by plain stores
+  bool gather = false;     ///< kind run, with nt: runs taken in destination order, where they lie
+                           ///< back to back, through a buffer whose whole lines stream out
   index_t block_a = 1;     ///< kind transpose: A indices per work unit
   index_t blocks_a = 1;    ///< kind transpose: blocks of group A
   index_t block_b = 1;     ///< kind transpose: B indices per work unit (the last takes the rest)
@@ -126,6 +128,13 @@ inline constexpr index_t transpose_slice_bytes = 4096;
 /// run_engine).
 inline constexpr index_t transpose_chunk_b = 256;
 
+/// Gathered runs (engine_plan::gather, kernels::gather_runs): the buffer streams out this many
+/// bytes at a time; runs up to gather_max_run_bytes gather; each asks for the source lines of
+/// the run about gather_ahead_bytes of destination on.
+inline constexpr index_t gather_chunk_bytes = 4096;
+inline constexpr index_t gather_max_run_bytes = 2048;
+inline constexpr index_t gather_ahead_bytes = 8192;
+
 constexpr bool is_pow2_upto64(index_t b) { return b == 1 || b == 2 || b == 4 || b == 8 || b == 16 || b == 32 || b == 64; }
 
 /// Splits group A into blocks of about `bytes` of destination row each, of equal width (a
@@ -164,6 +173,8 @@ inline index_t open_runs(const byte_loop* order, int n, index_t run_bytes, bool 
 /// 0.81 -> 0.96, (187,258,87) 0.74 -> 0.87, (952,35,126) 0.74 -> 0.92, (30,40,50,70).permute(2,0,1,3)
 /// 0.89 -> 0.94; but (16,1024,256) 0.96 -> 0.84 (16 open runs against 1024) and
 /// (30,40,50,70).permute(1,2,0,3) 0.95 -> 0.67 (30 against 2000).
+/// Past the caches, runs that lie back to back in the destination are instead gathered in
+/// destination order and streamed (engine_plan::gather, set by use_streaming_stores).
 /// @post e.outer is in source order unless that opens over 4x the runs of destination order.
 inline void order_runs(engine_plan& e) {
   const int n = e.nouter;

@@ -66,6 +66,21 @@ inline constexpr index_t nt_rows_block_bytes = 512;
 inline constexpr index_t nt_rows_long_row_bytes = 1024;
 
 /// Long runs stream when they start 32-byte aligned (copy_nt stores any head and tail plainly).
+/// Runs up to gather_max_run_bytes that lie back to back in the destination are gathered
+/// instead (engine_plan::gather): taken in destination order into a buffer whose whole lines
+/// stream out, each run asking for the source lines of one about 8 KiB on (kernels::gather_runs)
+/// - where they do not start aligned, or order_runs put them in destination order already.
+/// On a 2-core Zen 5 VM, fp32, GB/s, medians of 3 alternated runs, 1 thread (2 in brackets):
+/// - misaligned, in place in source order with each run's lines asked for two runs ahead
+///   (run_prefetch_distance) -> gathered: (187,258,87).permute(1,0,2) 25 -> 55 (55 -> 65),
+///   (96,193,227).permute(1,0,2) 27 -> 66 (54 -> 78), (68,14,35,9,14).permute(0,2,1,3,4)
+///   34 -> 68 (67 -> 69), (30,40,50,70).permute(1,2,0,3) 27 -> 50 (49 -> 67),
+///   (30,40,50,70).permute(2,0,1,3) 28 -> 54 (51 -> 70) (a streaming copy: 60-75); with few
+///   destination streams too ((6000,3,250).permute(1,0,2) 28 -> 66, (3000,6,500) 25 -> 33),
+///   but not with longer runs ((1100,6,630) 32 -> 28, (800,6,875) 40 -> 23);
+/// - aligned, streamed straight in destination order -> gathered: (16,1024,256).permute(1,0,2)
+///   51 -> 68 (84 -> 93), (8,2048,256) 60 -> 69 (85 -> 94); in source order they lost
+///   ((3000,6,512) 51 -> 38, (4000,4,256) 70 -> 62).
 /// Transposes stream through a buffer whose rows leave in whole cache lines: each destination
 /// row starts on a line, covers whole lines, and A splits into blocks of whole lines. A
 /// streaming store to part of a line costs a read of that line: (48,45,8,104).permute(3,2,1,0)
@@ -102,6 +117,22 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
   for (int k = 0; k < e.nouter; ++k) aligned = aligned && e.outer[k].ds % align == 0;
   if (e.kind == engine_plan::run) {
     e.nt = aligned && e.run_bytes >= 256;
+    if (e.nouter > 0 && e.run_bytes <= gather_max_run_bytes) {
+      byte_loop by_dst[max_loops];
+      for (int i = 0; i < e.nouter; ++i) by_dst[i] = e.outer[i];
+      sort_by_decreasing_stride(by_dst, e.nouter, [](const byte_loop& l) { return l.ds; });
+      index_t span = e.run_bytes;
+      bool dense = true, same = true;
+      for (int k = e.nouter - 1; k >= 0; --k) {
+        dense = dense && by_dst[k].ds == span;
+        same = same && by_dst[k].ds == e.outer[k].ds;
+        span *= by_dst[k].n;
+      }
+      if (dense && (!e.nt || same)) {
+        for (int i = 0; i < e.nouter; ++i) e.outer[i] = by_dst[i];
+        e.nt = e.gather = true;
+      }
+    }
   } else if (e.kind == engine_plan::transpose) {
     if (e.elem > 8 || kernels::tile_of(e.elem) == 1) return;
     aligned = aligned && (e.nA * e.elem) % 64 == 0;
