@@ -135,55 +135,66 @@ BOOST_AUTO_TEST_CASE(streaming_runs_scattered) {
   }
 }
 
-// Runs past 12 MiB that start mid-line and lie back to back in the destination are gathered in
-// destination order through a buffer whose whole lines stream out (engine_plan::gather), at 1
-// and 2 threads (each thread's range starting and ending mid-line), into an aligned tensor and
-// a destination one element past a line. (187,258,87).permute(1,0,2) int32: runs of 348 bytes;
-// (30,40,50,70).permute(1,2,0,3): runs of 280 bytes under two loops of the destination. A
-// destination whose runs lie apart (rows padded by one element) copies them as before.
-BOOST_AUTO_TEST_CASE(streaming_runs_gathered) {
-  const auto check = [](auto const& sizes, auto const& perm, const char* what) {
-    constexpr std::size_t R = std::tuple_size_v<std::remove_cvref_t<decltype(sizes)>>;
-    index_t n = 1;
-    for (index_t s : sizes) n *= s;
-    std::vector<std::int32_t> x(static_cast<std::size_t>(n));
-    std::iota(x.begin(), x.end(), 0);
-    const auto e = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return from_blob(static_cast<const std::int32_t*>(x.data()), {sizes[I]...}).permute(perm[I]...);
-    }(std::make_index_sequence<R>{});
-    std::array<index_t, R> out{}, st{};
-    for (std::size_t k = 0; k < R; ++k) out[k] = sizes[static_cast<std::size_t>(perm[k])];
-    index_t acc = 1;
-    for (std::size_t k = R; k-- > 0;) st[k] = acc, acc *= sizes[k];
-    const auto expected = [&](index_t f) {
-      index_t at = 0;
-      for (std::size_t k = R; k-- > 0; f /= out[k]) at += f % out[k] * st[static_cast<std::size_t>(perm[k])];
-      return x[static_cast<std::size_t>(at)];
-    };
-    std::vector<std::int32_t> buf(static_cast<std::size_t>(n + 32));
-    for (const index_t shift : {index_t{0}, index_t{1}}) {
-      // a 64-byte aligned start (past the buffer's first element), then one element past it
-      std::int32_t* const y0 = buf.data() + 16 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64 / 4;
-      std::int32_t* const y = y0 + shift;
-      const auto dst = [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return from_blob(y, {out[I]...});
-      }(std::make_index_sequence<R>{});
-      engine_plan ep = make_engine_plan(contiguous_plan(physical(fold(e))), 4);
-      use_streaming_stores(ep, y, n * 4);
-      BOOST_TEST((ep.kind == engine_plan::run && ep.gather == kernels::have_nt && ep.nt == kernels::have_nt),
-                 what << " shift " << shift);
-      for (unsigned th : {1u, 2u}) {
-        std::fill(buf.begin(), buf.end(), -1);
-        copy(e, dst, threads{th});
-        std::size_t bad = 0;
-        for (index_t i = 0; i < n; ++i) bad += y[i] != expected(i);
-        BOOST_TEST(bad == 0u, what << " shift " << shift << ", threads " << th);
-        BOOST_TEST((y0[-1 + shift] == -1 && y[n] == -1), what << ": wrote outside");
-      }
-    }
+namespace {
+
+/// from_blob(x, sizes).permute(perm) of int32 past 12 MiB copied at 1 and 2 threads (each
+/// thread's range starting and ending mid-line) into a 64-byte aligned destination and one
+/// element past a line, against the index map; `plan_ok` says whether the engine plan for each
+/// destination is the one meant.
+template <std::size_t R, class Pred>
+void check_streamed_permute(std::array<index_t, R> const& sizes, std::array<index_t, R> const& perm,
+                            const char* what, Pred plan_ok) {
+  index_t n = 1;
+  for (index_t s : sizes) n *= s;
+  std::vector<std::int32_t> x(static_cast<std::size_t>(n));
+  std::iota(x.begin(), x.end(), 0);
+  const auto e = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return from_blob(static_cast<const std::int32_t*>(x.data()), {sizes[I]...}).permute(perm[I]...);
+  }(std::make_index_sequence<R>{});
+  std::array<index_t, R> out{}, st{};
+  for (std::size_t k = 0; k < R; ++k) out[k] = sizes[static_cast<std::size_t>(perm[k])];
+  index_t acc = 1;
+  for (std::size_t k = R; k-- > 0;) st[k] = acc, acc *= sizes[k];
+  const auto expected = [&](index_t f) {
+    index_t at = 0;
+    for (std::size_t k = R; k-- > 0; f /= out[k]) at += f % out[k] * st[static_cast<std::size_t>(perm[k])];
+    return x[static_cast<std::size_t>(at)];
   };
-  check(std::array<index_t, 3>{187, 258, 87}, std::array<index_t, 3>{1, 0, 2}, "(187,258,87).permute(1,0,2)");
-  check(std::array<index_t, 4>{30, 40, 50, 70}, std::array<index_t, 4>{1, 2, 0, 3}, "(30,40,50,70).permute(1,2,0,3)");
+  std::vector<std::int32_t> buf(static_cast<std::size_t>(n + 32));
+  for (const index_t shift : {index_t{0}, index_t{1}}) {
+    // a 64-byte aligned start (past the buffer's first element), then one element past it
+    std::int32_t* const y0 = buf.data() + 16 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64 / 4;
+    std::int32_t* const y = y0 + shift;
+    const auto dst = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return from_blob(y, {out[I]...});
+    }(std::make_index_sequence<R>{});
+    engine_plan ep = make_engine_plan(contiguous_plan(physical(fold(e))), 4);
+    use_streaming_stores(ep, y, n * 4);
+    BOOST_TEST(plan_ok(ep), what << " shift " << shift);
+    for (unsigned th : {1u, 2u}) {
+      std::fill(buf.begin(), buf.end(), -1);
+      copy(e, dst, threads{th});
+      std::size_t bad = 0;
+      for (index_t i = 0; i < n; ++i) bad += y[i] != expected(i);
+      BOOST_TEST(bad == 0u, what << " shift " << shift << ", threads " << th);
+      BOOST_TEST((y0[-1 + shift] == -1 && y[n] == -1), what << " shift " << shift << ": wrote outside");
+    }
+  }
+}
+
+}  // namespace
+
+// Runs past 12 MiB that start mid-line and lie back to back in the destination are gathered in
+// destination order through a buffer whose whole lines stream out (engine_plan::gather).
+// (187,258,87).permute(1,0,2) int32: runs of 348 bytes; (30,40,50,70).permute(1,2,0,3): runs
+// of 280 bytes under two loops of the destination. A destination whose runs lie apart (rows
+// padded by one element) copies them as before.
+BOOST_AUTO_TEST_CASE(streaming_runs_gathered) {
+  const auto gathered = [](const engine_plan& ep) {
+    return ep.kind == engine_plan::run && ep.gather == kernels::have_nt && ep.nt == kernels::have_nt;
+  };
+  check_streamed_permute<3>({187, 258, 87}, {1, 0, 2}, "(187,258,87).permute(1,0,2)", gathered);
+  check_streamed_permute<4>({30, 40, 50, 70}, {1, 2, 0, 3}, "(30,40,50,70).permute(1,2,0,3)", gathered);
   // runs apart in the destination: no gather
   const index_t P = 187, Q = 258, C = 87;
   std::vector<std::int32_t> x(static_cast<std::size_t>(P * Q * C));
@@ -201,4 +212,23 @@ BOOST_AUTO_TEST_CASE(streaming_runs_gathered) {
       for (index_t c = 0; c <= C; ++c)
         bad += y[static_cast<std::size_t>((q * P + p) * (C + 1) + c)] != (c == C ? -1 : x[static_cast<std::size_t>((p * Q + q) * C + c)]);
   BOOST_TEST(bad == 0u);
+}
+
+// Transposes of odd-sized elements past 12 MiB whose units' destination rows lie back to back
+// stream through the same buffer (kernels::transpose_block_odd): (4,7,19000,6).permute(0,2,1,3)
+// (the agents chain's form: 24-byte elements, rows of 168 bytes), (4,26,3100,10).permute(0,2,1,3)
+// (40-byte elements, rows of 1040). Rows that lie apart stay in place: (26,785,20,10).permute(
+// 2,1,0,3), whose group B's first member moves the destination by 785 rows.
+BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
+  const auto streamed = [](const engine_plan& ep) {
+    return ep.kind == engine_plan::transpose && !is_pow2_upto64(ep.elem) && ep.nt == kernels::have_nt;
+  };
+  check_streamed_permute<4>({4, 7, 19000, 6}, {0, 2, 1, 3}, "(4,7,19000,6).permute(0,2,1,3)", streamed);
+  check_streamed_permute<4>({4, 26, 3100, 10}, {0, 2, 1, 3}, "(4,26,3100,10).permute(0,2,1,3)", streamed);
+  std::vector<float> in(1);
+  tensor<float, 1> out({64});
+  engine_plan apart = make_engine_plan(contiguous_plan(physical(fold(from_blob(in.data(), {26, 785, 20, 10}).permute(2, 1, 0, 3)))), 4);
+  BOOST_TEST((apart.kind == engine_plan::transpose && apart.elem == 40));
+  use_streaming_stores(apart, out.data(), index_t{26} * 785 * 20 * 10 * 4);
+  BOOST_TEST(!apart.nt);
 }

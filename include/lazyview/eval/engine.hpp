@@ -127,7 +127,7 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
             }
             if (kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next, carry)) continue;
           }
-          if (p.nt && !p.nt_rows) {
+          if (p.nt && !p.nt_rows && p.elem <= 8) {  // (odd sizes stream through a line_writer)
             switch (p.elem) {
               case 1: kernels::transpose_block<1, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;
               case 2: kernels::transpose_block<2, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;

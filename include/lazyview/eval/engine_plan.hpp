@@ -134,6 +134,9 @@ inline constexpr index_t transpose_chunk_b = 256;
 inline constexpr index_t gather_chunk_bytes = 4096;
 inline constexpr index_t gather_max_run_bytes = 2048;
 inline constexpr index_t gather_ahead_bytes = 8192;
+/// Streamed transposes of odd-sized elements ask for each source row's lines this far ahead
+/// (kernels::transpose_block_odd).
+inline constexpr index_t odd_rows_ahead_bytes = 512;
 
 constexpr bool is_pow2_upto64(index_t b) { return b == 1 || b == 2 || b == 4 || b == 8 || b == 16 || b == 32 || b == 64; }
 

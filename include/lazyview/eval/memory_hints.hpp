@@ -81,6 +81,12 @@ inline constexpr index_t nt_rows_long_row_bytes = 1024;
 /// - aligned, streamed straight in destination order -> gathered: (16,1024,256).permute(1,0,2)
 ///   51 -> 68 (84 -> 93), (8,2048,256) 60 -> 69 (85 -> 94); in source order they lost
 ///   ((3000,6,512) 51 -> 38, (4000,4,256) 70 -> 62).
+/// Transposes of odd-sized elements (no tile kernel: transpose_block_odd) stream where a unit's
+/// destination rows lie back to back, up to gather_max_run_bytes each: rows go out through the
+/// buffer of gathered runs. In place -> streamed, fp32, 1 thread (2 in brackets), GB/s:
+/// (26,785,20,10).permute(1,2,0,3) (40-byte elements, rows of 1040 bytes) 23 -> 51 (46 -> 68),
+/// the agents chain (600,7,500,6).permute(0,2,1,3) (24-byte, 168) 15 -> 31 (29 -> 46),
+/// (4,5,14979,14).permute(0,2,1,3) (56-byte, 280) 28 -> 58.
 /// Transposes stream through a buffer whose rows leave in whole cache lines: each destination
 /// row starts on a line, covers whole lines, and A splits into blocks of whole lines. A
 /// streaming store to part of a line costs a read of that line: (48,45,8,104).permute(3,2,1,0)
@@ -134,6 +140,17 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       }
     }
   } else if (e.kind == engine_plan::transpose) {
+    if (!is_pow2_upto64(e.elem) && e.blocks_a == 1 && e.nA * e.elem <= gather_max_run_bytes) {
+      // through a line_writer (kernels::transpose_block_odd), where a unit's rows lie back to back
+      index_t span = e.nA * e.elem;
+      bool dense = true;
+      for (int k = 0; k < e.nb; ++k) {
+        dense = dense && e.gb[k].ds == span;
+        span *= e.gb[k].n;
+      }
+      e.nt = dense;
+      return;
+    }
     if (e.elem > 8 || kernels::tile_of(e.elem) == 1) return;
     aligned = aligned && (e.nA * e.elem) % 64 == 0;
     for (int k = 0; k < e.nb; ++k) aligned = aligned && e.gb[k].ds % 64 == 0;
