@@ -121,9 +121,12 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
               // next block is carried to only if it is a tile wide, since it then runs these
               // tiles too (a narrower last block runs in place).
               const index_t blk = k % p.blocks_a;
-              carry = {carry_rows.get(), b_begin, k > k_first && blk > 0,
-                       k + 1 < k_last && blk + 1 < p.blocks_a &&
-                           std::min(p.nA, (blk + 2) * p.block_a) - (blk + 1) * p.block_a >= kernels::line_tile_of(p.elem)};
+              bool out = k + 1 < k_last && blk + 1 < p.blocks_a;
+              if (out) {
+                const kernels::unit_source after = unit(k + 1, s);
+                out = after.a1 - after.a0 >= kernels::line_tile_of(p.elem);
+              }
+              carry = {carry_rows.get(), b_begin, k > k_first && blk > 0, out};
             }
             if (kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next, carry)) continue;
           }

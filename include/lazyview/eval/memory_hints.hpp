@@ -56,6 +56,24 @@ inline bool scattered_transpose(const engine_plan& e) {
 inline bool line_tiles(const engine_plan& p);
 inline index_t transpose_prefetch_distance(const engine_plan& p);
 
+/// Whether a transpose has the indices whole-line tiles need (the target has them for its
+/// element size, A a tile, B half a tile): the shape part of line_tiles, and of nt_rows.
+inline bool line_tiles_fit(const engine_plan& p) {
+  const index_t T = kernels::line_tile_of(p.elem);
+  return p.kind == engine_plan::transpose && T > 1 && p.nA >= T && 2 * p.nB >= T;
+}
+
+/// Whether loops l[0], l[step], l[2 * step], ... (n of them, innermost first) lay pieces of
+/// `span` bytes back to back in the destination: each moves it by all that lies inside it.
+/// Example: sizes 3 and 4 with destination strides 40 and 120, span 40: yes; 40 and 160: no.
+inline bool back_to_back(const byte_loop* l, int n, index_t span, int step) {
+  for (int k = 0; k < n; ++k, l += step) {
+    if (l->ds != span) return false;
+    span *= l->n;
+  }
+  return true;
+}
+
 /// The shortest destination row per unit that streams through the buffer of nt_rows: 256 bytes,
 /// of which at most two partial lines go plainly.
 inline constexpr index_t nt_rows_min_bytes = 256;
@@ -127,14 +145,9 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       byte_loop by_dst[max_loops];
       for (int i = 0; i < e.nouter; ++i) by_dst[i] = e.outer[i];
       sort_by_decreasing_stride(by_dst, e.nouter, [](const byte_loop& l) { return l.ds; });
-      index_t span = e.run_bytes;
-      bool dense = true, same = true;
-      for (int k = e.nouter - 1; k >= 0; --k) {
-        dense = dense && by_dst[k].ds == span;
-        same = same && by_dst[k].ds == e.outer[k].ds;
-        span *= by_dst[k].n;
-      }
-      if (dense && (!e.nt || same)) {
+      bool same = true;  // order_runs chose destination order
+      for (int k = 0; k < e.nouter; ++k) same = same && by_dst[k].ds == e.outer[k].ds;
+      if (back_to_back(by_dst + e.nouter - 1, e.nouter, e.run_bytes, -1) && (!e.nt || same)) {
         for (int i = 0; i < e.nouter; ++i) e.outer[i] = by_dst[i];
         e.nt = e.gather = true;
       }
@@ -142,13 +155,7 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
   } else if (e.kind == engine_plan::transpose) {
     if (!is_pow2_upto64(e.elem) && e.blocks_a == 1 && e.nA * e.elem <= gather_max_run_bytes) {
       // through a line_writer (kernels::transpose_block_odd), where a unit's rows lie back to back
-      index_t span = e.nA * e.elem;
-      bool dense = true;
-      for (int k = 0; k < e.nb; ++k) {
-        dense = dense && e.gb[k].ds == span;
-        span *= e.gb[k].n;
-      }
-      e.nt = dense;
+      e.nt = back_to_back(e.gb, e.nb, e.nA * e.elem, 1);
       return;
     }
     if (e.elem > 8 || kernels::tile_of(e.elem) == 1) return;
@@ -159,15 +166,14 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       split_group_a(e, transpose_block_bytes, std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
       return;
     }
-    const index_t T = kernels::line_tile_of(e.elem);
-    if (T == 1 || e.nA < T || 2 * e.nB < T || e.block_a * e.elem < nt_rows_min_bytes) return;
+    if (!line_tiles_fit(e) || e.block_a * e.elem < nt_rows_min_bytes) return;
     // scattered and far-row plans: only with rows long enough to be carried from unit to unit
     // and past the caches (see above)
     if ((scattered_transpose(e) || transpose_prefetch_distance(e) != 0) &&
         (dst_bytes < streaming_threshold || e.nA * e.elem < nt_rows_long_row_bytes))
       return;
     e.nt = e.nt_rows = true;
-    split_group_a(e, nt_rows_block_bytes, T);
+    split_group_a(e, nt_rows_block_bytes, kernels::line_tile_of(e.elem));
   }
 }
 
@@ -258,9 +264,7 @@ inline index_t transpose_prefetch_distance(const engine_plan& p) {
 /// Under half a tile they measured mixed: fp32 B = 4 or 5, 0.56-1.52x; B = 2 or 3, 0.48-1.01x;
 /// 8-byte B = 2, 0.82-0.97x.
 inline bool line_tiles(const engine_plan& p) {
-  const index_t T = kernels::line_tile_of(p.elem);
-  if (p.kind != engine_plan::transpose || T == 1 || p.nA < T || 2 * p.nB < T) return false;
-  return p.nt || transpose_prefetch_distance(p) == 0;
+  return line_tiles_fit(p) && (p.nt || transpose_prefetch_distance(p) == 0);
 }
 
 /// Whether whole-line tiles ask for the next unit's source lines (see transpose_lines): streamed
