@@ -63,9 +63,11 @@ void run_plain_plan(const loop_plan& p, const T* src, T* dst, threads th, engine
   }
   // A transpose's row offsets, computed once: A's on the source side, then B's on the
   // destination side (per work unit, A's cost 17% of the instructions of an in-cache FLUX pack).
-  // (on the stack where they fit: the heap's allocation and zeroing cost a small copy 10%)
+  // (on the stack where they fit: the heap's allocation and zeroing cost a small copy 10%.)
+  // Narrow transposes read neither table, whose long group can be millions of entries:
+  // (2000000,3).t() fp32 wrote a 16 MB table per call.
   auto offsets = [&](const engine_plan& ep, index_t* room, std::vector<index_t>& heap) -> index_t* {
-    if (ep.kind != engine_plan::transpose) return nullptr;
+    if (ep.kind != engine_plan::transpose || narrow_transpose(ep) != narrow_kind::none) return nullptr;
     index_t* off = room;
     if (ep.nA + ep.nB > engine_setup::max_offsets) {
       heap.resize(static_cast<std::size_t>(ep.nA + ep.nB));

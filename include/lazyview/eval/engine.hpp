@@ -9,6 +9,7 @@
 
 #include "engine_kernels.hpp"
 #include "memory_hints.hpp"
+#include "narrow.hpp"
 
 namespace lazyview {
 
@@ -39,6 +40,7 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   const bool rows_ahead = prefetch_rows(p);
   const index_t src_ahead = transpose_prefetch_distance(p);
   const bool lines = line_tiles(p), ask_next = prefetch_next_unit(p);
+  const narrow_kind narrow = narrow_transpose(p);
   const index_t nt_head = scattered_runs(p) ? 64 : 32;  // see copy_nt
   // nt_rows: a line per row of the widest chunk of B (kernels::line_carry; at most 511 rows,
   // too many for the stack of every call). Without it, rows' ends go plainly.
@@ -100,6 +102,10 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
         };
         for (index_t k = k_first; k < k_last; ++k) {
           const kernels::unit_source cur = unit(k, s);
+          if (narrow != narrow_kind::none) {
+            kernels::narrow_unit(p, narrow, s, d, cur.a0, cur.a1, cur.b0, cur.b1);
+            continue;
+          }
           const index_t a_begin = cur.a0, a_end = cur.a1, b_begin = cur.b0, b_end = cur.b1;
           if (lines) {
             // the unit after this one: the next in this outer iteration, or the first of the next

@@ -55,6 +55,8 @@ struct engine_plan {
                            ///< the next unit, a row's ends by plain stores
   bool gather = false;     ///< kind run, with nt: runs taken in destination order, where they lie
                            ///< back to back, through a buffer whose whole lines stream out
+  bool no_narrow = false;  ///< kind transpose: not a narrow transpose (eval/narrow.hpp) even where its
+                           ///< shape is one (use_streaming_stores: its rows would not stream)
   index_t block_a = 1;     ///< kind transpose: A indices per work unit
   index_t blocks_a = 1;    ///< kind transpose: blocks of group A
   index_t block_b = 1;     ///< kind transpose: B indices per work unit (the last takes the rest)

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "engine_plan.hpp"
+#include "narrow.hpp"
 
 namespace lazyview {
 
@@ -153,6 +154,17 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       }
     }
   } else if (e.kind == engine_plan::transpose) {
+    if (const narrow_kind nk = narrow_transpose(e); nk != narrow_kind::none) {
+      // Streamed where whole vectors land on whole lines of every destination row
+      // (kernels::narrow_rounds). A split whose rows do not start on lines stores plainly,
+      // unless whole-line tiles fit it (group B of 8 fp32, 4 doubles): they stream it through
+      // nt_rows, which measured 1.4-1.8x against the narrow kernel in place on
+      // (278,17,102,8).permute(0,3,1,2) fp32 (medians of 5 alternated runs, 1 and 2 threads).
+      // Narrower splits run in place against tiles there: (2000001,3).t() 13.6 -> 32.6 GB/s.
+      e.nt = aligned && (nk == narrow_kind::merge || e.gb[0].ds % 64 == 0);
+      if (e.nt || nk == narrow_kind::merge || !line_tiles_fit(e)) return;
+      e.no_narrow = true;
+    }
     if (!is_pow2_upto64(e.elem) && e.blocks_a == 1 && e.nA * e.elem <= gather_max_run_bytes) {
       // through a line_writer (kernels::transpose_block_odd), where a unit's rows lie back to back
       e.nt = back_to_back(e.gb, e.nb, e.nA * e.elem, 1);
