@@ -124,6 +124,18 @@ std::vector<workload> run_orders() {
           permutation("runs", {30, 40, 50, 70}, {1, 2, 0, 3})};  // 2000 against 30: destination order
 }
 
+/// Interleaved <-> planar layouts (narrow transposes, eval/narrow.hpp), about 16 MiB each: an
+/// image's HWC -> CHW and back (C = 3), RGBA to planes, complex numbers to real and imaginary
+/// planes and back, 8 planes interleaved.
+std::vector<workload> layouts() {
+  return {permutation("layout", {1184, 1184, 3}, {2, 0, 1}),  // HWC -> CHW
+          permutation("layout", {3, 1184, 1184}, {1, 2, 0}),  // CHW -> HWC
+          permutation("layout", {1024, 1024, 4}, {2, 0, 1}),  // RGBA -> planes
+          permutation("layout", {2097152, 2}, {1, 0}),        // (re, im) pairs -> two planes
+          permutation("layout", {2, 2097152}, {1, 0}),        // two planes -> pairs
+          permutation("layout", {8, 524288}, {1, 0})};        // 8 planes -> interleaved
+}
+
 /// Small and odd FLUX shapes, in cache, where a call's fixed costs show: the target there is the
 /// plain loop (nowhere slower, sizes 1, 3, 7 and primes included), at 1 thread.
 std::vector<workload> small_shapes() {
@@ -150,6 +162,7 @@ std::vector<workload> all_workloads() {
   v.push_back(permutation("transpose", {4096, 4096}, {1, 0}));
   for (auto& w : random_permutations()) v.push_back(w);
   for (auto& w : run_orders()) v.push_back(w);
+  for (auto& w : layouts()) v.push_back(w);
   for (auto& w : small_shapes()) v.push_back(w);
   return v;
 }
