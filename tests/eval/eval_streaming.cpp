@@ -217,14 +217,32 @@ BOOST_AUTO_TEST_CASE(streaming_runs_gathered) {
 // Transposes of odd-sized elements past 12 MiB whose units' destination rows lie back to back
 // stream through the same buffer (kernels::transpose_block_odd): (4,7,19000,6).permute(0,2,1,3)
 // (the agents chain's form: 24-byte elements, rows of 168 bytes), (4,26,3100,10).permute(0,2,1,3)
-// (40-byte elements, rows of 1040). Rows that lie apart stay in place: (26,785,20,10).permute(
-// 2,1,0,3), whose group B's first member moves the destination by 785 rows.
+// (40-byte elements, rows of 1040). Longer rows take A whole, so that they too lie back to
+// back, and go into the buffer in pieces: (4,40,20,4,20,14).permute(2,3,4,0,1,5) (56-byte
+// elements, rows of 8960 bytes, A in blocks of 8 in place), (1000,1100,3).permute(1,0,2) (12-byte,
+// rows of 12000, units starting mid-line), (2000,500,6).permute(1,0,2) (24-byte, rows of 48000,
+// a unit a row). Rows that lie apart stay in place: (26,785,20,10).permute(2,1,0,3), whose group
+// B's first member moves the destination by 785 rows; so do long rows in cache.
 BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
   const auto streamed = [](const engine_plan& ep) {
     return ep.kind == engine_plan::transpose && !is_pow2_upto64(ep.elem) && ep.nt == kernels::have_nt;
   };
   check_streamed_permute<4>({4, 7, 19000, 6}, {0, 2, 1, 3}, "(4,7,19000,6).permute(0,2,1,3)", streamed);
   check_streamed_permute<4>({4, 26, 3100, 10}, {0, 2, 1, 3}, "(4,26,3100,10).permute(0,2,1,3)", streamed);
+  const auto whole_rows = [&](const engine_plan& ep) {
+    return streamed(ep) && (!kernels::have_nt || (ep.blocks_a == 1 && ep.block_a >= ep.nA));
+  };
+  check_streamed_permute<6>({4, 40, 20, 4, 20, 14}, {2, 3, 4, 0, 1, 5}, "(4,40,20,4,20,14).permute(2,3,4,0,1,5)",
+                            whole_rows);
+  check_streamed_permute<3>({1000, 1100, 3}, {1, 0, 2}, "(1000,1100,3).permute(1,0,2)", whole_rows);
+  check_streamed_permute<3>({2000, 500, 6}, {1, 0, 2}, "(2000,500,6).permute(1,0,2)", whole_rows);
+  {
+    std::vector<float> in(1);
+    tensor<float, 1> out({64});
+    engine_plan cached = make_engine_plan(contiguous_plan(physical(fold(from_blob(in.data(), {300, 1000, 3}).permute(1, 0, 2)))), 4);
+    use_streaming_stores(cached, out.data(), index_t{300} * 1000 * 3 * 4);
+    BOOST_TEST((cached.kind == engine_plan::transpose && cached.elem == 12 && !cached.nt && cached.blocks_a > 1));
+  }
   std::vector<float> in(1);
   tensor<float, 1> out({64});
   engine_plan apart = make_engine_plan(contiguous_plan(physical(fold(from_blob(in.data(), {26, 785, 20, 10}).permute(2, 1, 0, 3)))), 4);

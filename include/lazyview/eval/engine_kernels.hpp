@@ -552,7 +552,8 @@ void strided_loop_odd(const char* s, char* d, const byte_loop& in, const byte_lo
 /// transpose_block for elements of R = p.elem bytes, K/2 < R < K, one at a time, a destination
 /// row after another; `ahead`: ask for the lines of the row two on first (see prefetch_rows).
 /// Streamed (p.nt: the unit's rows back to back, see use_streaming_stores), the rows go
-/// through a line_writer, and each asks for its source rows' lines odd_rows_ahead_bytes on:
+/// through a line_writer (in pieces of up to gather_max_run_bytes), and each asks for its
+/// source rows' lines odd_rows_ahead_bytes on:
 /// those are na streams advancing R bytes a row, which the hardware prefetchers did not keep
 /// up with (the agents chain (600,7,500,6).permute(0,2,1,3), fp32, 1 thread: 13 -> 31 GB/s
 /// with the requests, streamed both ways; 15 in place without).
@@ -564,12 +565,16 @@ void transpose_block_odd(const engine_plan& p, const char* s, char* d, const ind
   char* const dcol = d + a_begin * R;
   if (p.nt) {
     line_writer w(dcol + offB[b_begin]);
+    const index_t piece = gather_max_run_bytes / R;  // elements the writer takes at once
     for (index_t b = b_begin; b < b_end; ++b) {
-      char* const dr = w.at();
       const char* const sb = s + b * R;
       for (index_t a = 0; a < na; ++a) prefetch_line(sb + offA[a] + odd_rows_ahead_bytes);
-      for (index_t a = 0; a < na; ++a) copy_odd<K>(sb + offA[a], dr + a * R, R);
-      w.wrote(na * R);
+      for (index_t a0 = 0; a0 < na; a0 += piece) {
+        const index_t a1 = std::min(na, a0 + piece);
+        char* const dr = w.at() - a0 * R;
+        for (index_t a = a0; a < a1; ++a) copy_odd<K>(sb + offA[a], dr + a * R, R);
+        w.wrote((a1 - a0) * R);
+      }
     }
     w.finish();
     return;

@@ -271,7 +271,8 @@ inline engine_plan make_engine_plan(const loop_plan& p, index_t size) {
     // Without a tile kernel, every index of an A block is a source stream of its own. Up to 32
     // streams, a block is all of A, so destination rows are written whole and in order (26 x 40
     // bytes in (26,785,20,10).permute(1,2,0,3): 1.00 of memcpy, 0.71 in blocks of 8); past that,
-    // eight at once measured best (160 x 56 bytes: 0.80, against 0.64 at 16 and 0.47 at 256).
+    // eight at once measured best in place (160 x 56 bytes: 0.80, against 0.64 at 16 and 0.47 at
+    // 256); streamed, A is whole again (use_streaming_stores).
     if (kernels::tile_of(e.elem) > 1)
       split_group_a(e, transpose_direct_bytes);
     else

@@ -83,6 +83,10 @@ inline constexpr index_t nt_rows_block_bytes = 512;
 /// Scattered and far-row plans stream through nt_rows only with destination rows of at least
 /// this many bytes: two units or more, so that most lines are completed by the unit after.
 inline constexpr index_t nt_rows_long_row_bytes = 1024;
+/// Streamed transposes of odd-sized elements whose destination rows are long (A whole) take
+/// work units of about this many bytes of destination (at least a row): enough units for the
+/// threads where B is short ((2000,500,6).permute(1,0,2) has one chunk of B at 256 a chunk).
+inline constexpr index_t odd_rows_unit_bytes = index_t{64} << 10;
 
 /// Long runs stream when they start 32-byte aligned (copy_nt stores any head and tail plainly).
 /// Runs up to gather_max_run_bytes that lie back to back in the destination are gathered
@@ -105,7 +109,15 @@ inline constexpr index_t nt_rows_long_row_bytes = 1024;
 /// buffer of gathered runs. In place -> streamed, fp32, 1 thread (2 in brackets), GB/s:
 /// (26,785,20,10).permute(1,2,0,3) (40-byte elements, rows of 1040 bytes) 23 -> 51 (46 -> 68),
 /// the agents chain (600,7,500,6).permute(0,2,1,3) (24-byte, 168) 15 -> 31 (29 -> 46),
-/// (4,5,14979,14).permute(0,2,1,3) (56-byte, 280) 28 -> 58.
+/// (4,5,14979,14).permute(0,2,1,3) (56-byte, 280) 28 -> 58. Past streaming_threshold, longer
+/// rows stream too, A taken whole so that a unit's rows lie back to back (in blocks of 8 they
+/// ran in place, each a piece of 8 elements of a row), in units of odd_rows_unit_bytes. In
+/// place -> streamed, same machine, GB/s, medians of 7 alternated runs, 1 thread (2 in
+/// brackets): (4,40,20,4,20,14).permute(2,3,4,0,1,5) (56-byte, rows of 8960 bytes) 25 -> 36
+/// (28 -> 38), (100,4000,10).permute(1,0,2) (40-byte, 4000) 22 -> 46 (35 -> 45),
+/// (300,3000,5) (20-byte, 6000) 13 -> 29 (27 -> 28), (1000,1000,5) 14 -> 23 (22 -> 35),
+/// (2000,500,6) (24-byte, 48000) 15 -> 23 (two runs at 2: 30 -> 25, 33 -> 43); (1000,1000,3)
+/// (12-byte, 12000) 16 -> 16 (17 -> 17). In cache they lost ((300,1000,3), 3.6 MB, 32 -> 22).
 /// Transposes stream through a buffer whose rows leave in whole cache lines: each destination
 /// row starts on a line, covers whole lines, and A splits into blocks of whole lines. A
 /// streaming store to part of a line costs a read of that line: (48,45,8,104).permute(3,2,1,0)
@@ -165,9 +177,16 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       if (e.nt || nk == narrow_kind::merge || !line_tiles_fit(e)) return;
       e.no_narrow = true;
     }
-    if (!is_pow2_upto64(e.elem) && e.blocks_a == 1 && e.nA * e.elem <= gather_max_run_bytes) {
+    if (!is_pow2_upto64(e.elem)) {
       // through a line_writer (kernels::transpose_block_odd), where a unit's rows lie back to back
-      e.nt = back_to_back(e.gb, e.nb, e.nA * e.elem, 1);
+      const index_t row = e.nA * e.elem;
+      const bool short_rows = e.blocks_a == 1 && row <= gather_max_run_bytes;
+      if (!back_to_back(e.gb, e.nb, row, 1) || (!short_rows && dst_bytes < streaming_threshold)) return;
+      e.nt = true;
+      if (e.blocks_a == 1) return;
+      split_group_a(e, row);
+      e.block_b = std::max<index_t>(1, odd_rows_unit_bytes / row);
+      e.blocks_b = std::max<index_t>(1, e.nB / e.block_b);
       return;
     }
     if (e.elem > 8 || kernels::tile_of(e.elem) == 1) return;
