@@ -571,8 +571,8 @@ void transpose_block_odd(const engine_plan& p, const char* s, char* d, const ind
       for (index_t a = 0; a < na; ++a) prefetch_line(sb + offA[a] + odd_rows_ahead_bytes);
       for (index_t a0 = 0; a0 < na; a0 += piece) {
         const index_t a1 = std::min(na, a0 + piece);
-        char* const dr = w.at() - a0 * R;
-        for (index_t a = a0; a < a1; ++a) copy_odd<K>(sb + offA[a], dr + a * R, R);
+        char* const dr = w.at();
+        for (index_t a = a0; a < a1; ++a) copy_odd<K>(sb + offA[a], dr + (a - a0) * R, R);
         w.wrote((a1 - a0) * R);
       }
     }
