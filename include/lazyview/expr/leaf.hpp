@@ -46,23 +46,27 @@ struct tensor_ref : expr_ops<tensor_ref<T, X>> {
 
   template <int L>
   constexpr void fold_leaf_into(fold_state<L>& s) const {
-    if constexpr (is_static) {
+    if constexpr (is_static)
       fold_static_leaf_into(s);
-    } else {
-      if (std::is_constant_evaluated()) s.sizes = s.strides = shape_vec{};
-      s.sizes.n = s.strides.n = rank;
-      bool empty = false;
-      for (int i = 0; i < rank; ++i) {
-        s.sizes[i] = dv(ext.sizes[i]);
-        s.strides[i] = dv(ext.strides[i]);
-        empty |= ext.sizes[i] == 0;
-      }
-      s.offset = sv(0);
-      s.view = true;
-      s.phys = false;
-      s.nlev = 1;
-      s.empty = empty;
+    else
+      load_shown(s, shown_leaf());
+  }
+  /// What a dynamic leaf shows: its sizes and strides, dynamic, at a static offset 0.
+  constexpr shown<rank> shown_leaf() const
+    requires(!is_static)
+  {
+    shown<rank> m;
+    bool empty = false;
+    for (int i = 0; i < rank; ++i) {
+      m.sizes[i] = ext.sizes[i];
+      m.strides[i] = ext.strides[i];
+      empty |= ext.sizes[i] == 0;
     }
+    m.offset = 0;
+    m.statics = std::uint32_t{1} << (2 * rank);
+    m.view = true;
+    m.empty = empty;
+    return m;
   }
   template <int L>
     requires is_static

@@ -58,11 +58,19 @@ struct node : expr_ops<node<Child, Op>> {
 
   constexpr node() = default;
   /// @throws index_error / shape_error as PyTorch raises them (dynamic nodes).
-  constexpr node(const Child& c, const Op& o) : child(c), op(o) {
-    if constexpr (!is_static) meta = detail::shown_after<rank>(c, o);
-  }
+  constexpr node(const Child& c, const Op& o) : child(c), op(o), meta(meta_of(c, o)) {}
 
   constexpr value_type* base() const { return child.base(); }
+
+ private:
+  // A prvalue, so that meta is computed where it lives: a copy of it just written cost a small
+  // chain a stalled load per node (a wide load cannot be forwarded from narrow stores).
+  static constexpr auto meta_of(const Child& c, const Op& o) {
+    if constexpr (is_static)
+      return no_meta{};
+    else
+      return detail::shown_after<rank>(c, o);
+  }
 };
 
 namespace detail {

@@ -81,6 +81,18 @@ struct op {
   constexpr void apply(fold_state<L>& s) const {
     Tag::apply(s, args_of(arguments()));
   }
+  /// PyTorch's side of the op applied to `in`, into `out`, where the tag has a shown-only rule
+  /// (fold/shown_ops.hpp); false where it has none or the op raises (the caller folds instead).
+  template <int Ri, int Ro>
+  constexpr bool apply_shown(const shown<Ri>& in, shown<Ro>& out) const {
+    if constexpr (requires(ival* a) { Tag::apply_shown(in, a, out); })
+      return hana::unpack(arguments(), [&](const auto&... x) {
+        ival a[] = {to_ival(x)..., sv(0)};  // sv(0): room for ops without arguments (t)
+        return Tag::apply_shown(in, a, out);
+      });
+    else
+      return false;
+  }
   template <int L>
     requires is_static
   static constexpr void apply_static(fold_state<L>& s) {
@@ -108,6 +120,10 @@ struct view {
   static constexpr int out_rank = tuple_size_v<Tup>;
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_view(s, a); }
+  template <int Ri, int Ro>
+  static constexpr bool apply_shown(const shown<Ri>& in, ival* a, shown<Ro>& out) {
+    return reshape_shown(in, a, false, out);
+  }
 };
 struct reshape {
   using diag_tag = diag::op_reshape;
@@ -116,6 +132,10 @@ struct reshape {
   static constexpr int out_rank = tuple_size_v<Tup>;
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_reshape(s, a); }
+  template <int Ri, int Ro>
+  static constexpr bool apply_shown(const shown<Ri>& in, ival* a, shown<Ro>& out) {
+    return reshape_shown(in, a, true, out);
+  }
 };
 struct permute {
   using diag_tag = diag::op_permute;
@@ -124,6 +144,8 @@ struct permute {
   static constexpr int out_rank = R;
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_permute(s, a); }
+  template <int R>
+  static constexpr bool apply_shown(const shown<R>& in, ival* a, shown<R>& out) { return permute_shown(in, a, out); }
 };
 struct transpose {
   using diag_tag = diag::op_transpose;
@@ -132,6 +154,10 @@ struct transpose {
   static constexpr int out_rank = R;
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_transpose(s, a[0], a[1]); }
+  template <int R>
+  static constexpr bool apply_shown(const shown<R>& in, ival* a, shown<R>& out) {
+    return transpose_shown(in, a[0], a[1], out);
+  }
 };
 struct t {
   using diag_tag = diag::op_transpose;
@@ -141,6 +167,12 @@ struct t {
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec&) {
     if (s.rank() == 2) op_transpose(s, sv(0), sv(1));
+  }
+  template <int R>
+  static constexpr bool apply_shown(const shown<R>& in, ival*, shown<R>& out) {
+    if constexpr (R == 2) return transpose_shown(in, sv(0), sv(1), out);
+    out = in;
+    return true;
   }
 };
 struct flatten {

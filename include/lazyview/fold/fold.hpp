@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "ops.hpp"
-#include "shown.hpp"
+#include "shown_ops.hpp"
 
 namespace lazyview {
 
@@ -58,9 +58,7 @@ constexpr decltype(auto) shown_of(const E& e) {
   if constexpr (E::is_static) {
     return (static_shown_v<E>);
   } else if constexpr (E::depth == 0) {
-    fold_state<0> s;
-    e.fold_leaf_into(s);
-    return to_shown<E::rank>(s);
+    return e.shown_leaf();
   } else {
     return (e.meta);
   }
@@ -91,14 +89,15 @@ constexpr void fold_into(fold_state<L>& s, const E& e) {
 /// @throws index_error / shape_error with PyTorch's message, as PyTorch raises at the call.
 template <int R, class Child, class Op>
 constexpr shown<R> shown_after(const Child& c, const Op& o) {
-  fold_state<0> s;
-  if constexpr (!Child::is_static && Child::depth == 0)
-    c.fold_leaf_into(s);
-  else
+  shown<R> r;  // one object returned on every path: a node's meta is built in place (NRVO)
+  if (!o.apply_shown(shown_of(c), r)) {
+    fold_state<0> s;
     load_shown(s, shown_of(c));
-  o.apply(s);
-  if (s.error) throw_error(s.error);
-  return to_shown<R>(s);
+    o.apply(s);
+    if (s.error) throw_error(s.error);
+    r = to_shown<R>(s);
+  }
+  return r;
 }
 
 template <class E>
