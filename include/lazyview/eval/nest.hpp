@@ -27,9 +27,11 @@ namespace kernels {
 /// with_odd_class), or R bytes by memcpy (runs over 64 bytes).
 enum class move_kind { fixed, odd, bytes };
 
-/// The nest over byte loops l[0, n), outermost first, moving elements as M says. The three
+/// The nest over byte loops l[0, n), outermost first, moving elements as M says. The four
 /// innermost loops run as plain loops, the rest as an odometer (whose steps cost about 20
-/// instructions each: a third plain loop took 130 of the 640 of a (1,3,6,6) FLUX pack's nest).
+/// instructions each: a third plain loop took 130 of the 640 of a (1,3,6,6) FLUX pack's nest,
+/// and a fourth, which leaves FLUX's nest without an odometer, its zeroing (a call to memset)
+/// and its steps, 60 of the 470 left).
 /// N > 0: the innermost loop has N iterations, unrolled (FLUX's pairs: the loop's own counting
 /// cost more than its moves).
 /// @pre n >= 1, every loop of size >= 1; N == 0 or N == l[n - 1].n.
@@ -37,28 +39,34 @@ template <int E, move_kind M, int N = 0>
 void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
   byte_loop in = l[n - 1];
   if constexpr (N > 0) in.n = N;
-  const byte_loop mid = n >= 2 ? l[n - 2] : byte_loop{1, 0, 0};
-  const byte_loop out = n >= 3 ? l[n - 3] : byte_loop{1, 0, 0};
-  const int no = n >= 3 ? n - 3 : 0;
+  const byte_loop none{1, 0, 0};
+  const byte_loop mid = n >= 2 ? l[n - 2] : none;
+  const byte_loop out = n >= 3 ? l[n - 3] : none;
+  const byte_loop out2 = n >= 4 ? l[n - 4] : none;
+  const int no = n >= 4 ? n - 4 : 0;
   index_t idx[max_loops];
   for (int k = 0; k < no; ++k) idx[k] = 0;
   for (;;) {
-    const char* s2 = s;
-    char* d2 = d;
-    for (index_t o = 0; o < out.n; ++o, s2 += out.ss, d2 += out.ds) {
-      const char* s1 = s2;
-      char* d1 = d2;
-      for (index_t j = 0; j < mid.n; ++j, s1 += mid.ss, d1 += mid.ds)
-        for (index_t i = 0; i < in.n; ++i) {
-          if constexpr (M == move_kind::fixed)
-            std::memcpy(d1 + i * in.ds, s1 + i * in.ss, E);
-          else if constexpr (M == move_kind::odd)
-            copy_odd<E>(s1 + i * in.ss, d1 + i * in.ds, R);
-          else
-            std::memcpy(d1 + i * in.ds, s1 + i * in.ss, static_cast<std::size_t>(R));
-        }
+    const char* s3 = s;
+    char* d3 = d;
+    for (index_t q = 0; q < out2.n; ++q, s3 += out2.ss, d3 += out2.ds) {
+      const char* s2 = s3;
+      char* d2 = d3;
+      for (index_t o = 0; o < out.n; ++o, s2 += out.ss, d2 += out.ds) {
+        const char* s1 = s2;
+        char* d1 = d2;
+        for (index_t j = 0; j < mid.n; ++j, s1 += mid.ss, d1 += mid.ds)
+          for (index_t i = 0; i < in.n; ++i) {
+            if constexpr (M == move_kind::fixed)
+              std::memcpy(d1 + i * in.ds, s1 + i * in.ss, E);
+            else if constexpr (M == move_kind::odd)
+              copy_odd<E>(s1 + i * in.ss, d1 + i * in.ds, R);
+            else
+              std::memcpy(d1 + i * in.ds, s1 + i * in.ss, static_cast<std::size_t>(R));
+          }
+      }
     }
-    if (!odometer_step(l, no, idx, s, d)) return;
+    if (no == 0 || !odometer_step(l, no, idx, s, d)) return;
   }
 }
 
