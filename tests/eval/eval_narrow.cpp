@@ -2,7 +2,8 @@
 // (interleaved -> planar, (N,C).t()) and merge (planar -> interleaved, (C,N).t()). Which plans
 // take them, and their values for every group size and element size, with tails, outer loops,
 // and past the streaming threshold into aligned and misaligned destinations. Where the target
-// has no lanes for an element size (narrow_fits), the same shapes test the tiles instead.
+// has no lanes for an element size or group size (narrow_takes), the same shapes test the tiles
+// instead.
 #include "eval_common.hpp"
 
 namespace evaltest {
@@ -13,10 +14,10 @@ lv::engine_plan plan_of(auto const& e, index_t elem)
     return lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), elem);
 }
 
-// What narrow_transpose should say of a plan of E-byte elements that fits `kind`.
-lv::narrow_kind expected_kind(int E, lv::narrow_kind kind)
+// What narrow_transpose should say of a plan of E-byte elements, a narrow group of C, that fits `kind`.
+lv::narrow_kind expected_kind(int E, index_t C, lv::narrow_kind kind)
 {
-    return lv::narrow_fits(E) ? kind : lv::narrow_kind::none;
+    return lv::narrow_takes(E, C) ? kind : lv::narrow_kind::none;
 }
 
 // (N, C).t() and (C, N).t() of T, and with an outer loop, (B, N, C).permute(0, 2, 1) and
@@ -32,11 +33,11 @@ void check_narrow(index_t N, index_t C)
     std::string const tag = std::to_string(E) + "-byte, N " + std::to_string(N) + ", C " + std::to_string(C);
     if constexpr (!Pair) {
         auto split = lv::from_blob(p, {N, C}).t();
-        BOOST_TEST((lv::narrow_transpose(plan_of(split, sizeof(T))) == expected_kind(E, lv::narrow_kind::split)), tag);
+        BOOST_TEST((lv::narrow_transpose(plan_of(split, sizeof(T))) == expected_kind(E, C, lv::narrow_kind::split)), tag);
         check_eval<T>(split, std::array<index_t, 2>{C, N}, [&](index_t f) { return p[f % N * C + f / N]; },
                       "split (N,C).t(), " + tag);
         auto merge = lv::from_blob(p, {C, N}).t();
-        BOOST_TEST((lv::narrow_transpose(plan_of(merge, sizeof(T))) == expected_kind(E, lv::narrow_kind::merge)), tag);
+        BOOST_TEST((lv::narrow_transpose(plan_of(merge, sizeof(T))) == expected_kind(E, C, lv::narrow_kind::merge)), tag);
         check_eval<T>(merge, std::array<index_t, 2>{N, C}, [&](index_t f) { return p[f % C * N + f / C]; },
                       "merge (C,N).t(), " + tag);
         auto bsplit = lv::from_blob(p, {3, N, C}).permute(0, 2, 1);
@@ -55,7 +56,7 @@ void check_narrow(index_t N, index_t C)
                       "merge (3,C,N).permute(0,2,1), " + tag);
     } else {
         auto split = lv::from_blob(p, {N, C, 2}).permute(1, 0, 2);
-        BOOST_TEST((lv::narrow_transpose(plan_of(split, sizeof(T))) == expected_kind(E, lv::narrow_kind::split)), tag);
+        BOOST_TEST((lv::narrow_transpose(plan_of(split, sizeof(T))) == expected_kind(E, C, lv::narrow_kind::split)), tag);
         check_eval<T>(split, std::array<index_t, 3>{C, N, 2},
                       [&](index_t f) {
                           index_t const k = f % 2, n = f / 2 % N, c = f / (2 * N);
@@ -63,7 +64,7 @@ void check_narrow(index_t N, index_t C)
                       },
                       "split (N,C,2).permute(1,0,2), " + tag);
         auto merge = lv::from_blob(p, {C, N, 2}).permute(1, 0, 2);
-        BOOST_TEST((lv::narrow_transpose(plan_of(merge, sizeof(T))) == expected_kind(E, lv::narrow_kind::merge)), tag);
+        BOOST_TEST((lv::narrow_transpose(plan_of(merge, sizeof(T))) == expected_kind(E, C, lv::narrow_kind::merge)), tag);
         check_eval<T>(merge, std::array<index_t, 3>{N, C, 2},
                       [&](index_t f) {
                           index_t const k = f % 2, c = f / 2 % C, n = f / (2 * C);
@@ -75,27 +76,28 @@ void check_narrow(index_t N, index_t C)
 
 }  // namespace
 
-// Which plans are narrow: fp32 where AVX-512 is compiled in (narrow_fits(4)), else none.
+// Which plans are narrow: fp32 where AVX-512 is compiled in, groups narrower than a tile with
+// AVX2 (narrow_takes), else none.
 BOOST_AUTO_TEST_CASE(narrow_choice)
 {
     std::vector<float> in(1);
     float* p = in.data();
     auto const kind = [&](auto const& e) { return lv::narrow_transpose(plan_of(e, 4)); };
-    BOOST_TEST((kind(lv::from_blob(p, {1000, 3}).t()) == expected_kind(4, lv::narrow_kind::split)));
-    BOOST_TEST((kind(lv::from_blob(p, {3, 1000}).t()) == expected_kind(4, lv::narrow_kind::merge)));
-    BOOST_TEST((kind(lv::from_blob(p, {1000, 2}).t()) == expected_kind(4, lv::narrow_kind::split)));
-    BOOST_TEST((kind(lv::from_blob(p, {8, 1000}).t()) == expected_kind(4, lv::narrow_kind::merge)));
-    BOOST_TEST((kind(lv::from_blob(p, {5, 1000, 3}).permute(0, 2, 1)) == expected_kind(4, lv::narrow_kind::split)));
+    BOOST_TEST((kind(lv::from_blob(p, {1000, 3}).t()) == expected_kind(4, 3, lv::narrow_kind::split)));
+    BOOST_TEST((kind(lv::from_blob(p, {3, 1000}).t()) == expected_kind(4, 3, lv::narrow_kind::merge)));
+    BOOST_TEST((kind(lv::from_blob(p, {1000, 2}).t()) == expected_kind(4, 2, lv::narrow_kind::split)));
+    BOOST_TEST((kind(lv::from_blob(p, {8, 1000}).t()) == expected_kind(4, 8, lv::narrow_kind::merge)));
+    BOOST_TEST((kind(lv::from_blob(p, {5, 1000, 3}).permute(0, 2, 1)) == expected_kind(4, 3, lv::narrow_kind::split)));
     // past narrow_max: whole tiles
     BOOST_TEST((kind(lv::from_blob(p, {1000, 9}).t()) == lv::narrow_kind::none));
     BOOST_TEST((kind(lv::from_blob(p, {16, 1000}).t()) == lv::narrow_kind::none));
-    // the long group under a vector: (10,3).t() moves 40 bytes per row
-    BOOST_TEST((kind(lv::from_blob(p, {10, 3}).t()) == lv::narrow_kind::none));
+    // the long group under a vector: (7,3).t() moves 28 bytes per row
+    BOOST_TEST((kind(lv::from_blob(p, {7, 3}).t()) == lv::narrow_kind::none));
     // the narrow group's rows not adjacent in the source: (1000,3) of a (1000,4) buffer
     BOOST_TEST((kind(lv::from_blob(p, {1000, 4}).narrow(1, 0, 3).t()) == lv::narrow_kind::none));
     // two loops in the long group: (20,50,3).permute(2,0,1) reads rows of 3 back to back across
     // both, still one group of 1000 after coalescing; (20,50,3).permute(2,1,0) does not
-    BOOST_TEST((kind(lv::from_blob(p, {20, 50, 3}).permute(2, 0, 1)) == expected_kind(4, lv::narrow_kind::split)));
+    BOOST_TEST((kind(lv::from_blob(p, {20, 50, 3}).permute(2, 0, 1)) == expected_kind(4, 3, lv::narrow_kind::split)));
     BOOST_TEST((kind(lv::from_blob(p, {20, 50, 3}).permute(2, 1, 0)) == lv::narrow_kind::none));
 }
 
@@ -146,11 +148,11 @@ BOOST_AUTO_TEST_CASE(narrow_streamed)
             lv::use_streaming_stores(ep, y, n * 4);
             bool const lines = shift == 0 && (!is_split || N * 4 % 64 == 0);
             // a split whose rows cannot stream goes to whole-line tiles where they fit (nt_rows)
-            bool const vetoed = lv::kernels::have_nt && lv::narrow_fits(4) && is_split && !lines && tiles;
+            bool const vetoed = lv::kernels::have_nt && lv::narrow_takes(4, C) && is_split && !lines && tiles;
             BOOST_TEST((lv::narrow_transpose(ep) ==
-                        (vetoed ? lv::narrow_kind::none : expected_kind(4, is_split ? lv::narrow_kind::split : lv::narrow_kind::merge))),
+                        (vetoed ? lv::narrow_kind::none : expected_kind(4, C, is_split ? lv::narrow_kind::split : lv::narrow_kind::merge))),
                        what);
-            if (lv::narrow_fits(4)) BOOST_TEST(ep.nt == (lv::kernels::have_nt && (lines || vetoed)), what);
+            if (lv::narrow_takes(4, C)) BOOST_TEST(ep.nt == (lv::kernels::have_nt && (lines || vetoed)), what);
             for (unsigned th : {1u, 2u}) {
                 std::fill(buf.begin(), buf.end(), -1);
                 lv::copy(e, lv::from_blob(y, {out[0], out[1]}), lv::threads{th});

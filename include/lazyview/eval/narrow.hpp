@@ -4,11 +4,17 @@
 // (re, im) pairs <-> two planes, arrays of small structs <-> structs of arrays). Tiles of 16 x 16
 // waste most of their work there (a tile is mostly padding) and the element-wise loop reads or
 // writes C streams an element at a time; these kernels take C vectors of one side and make C
-// vectors of the other with two-source lane permutes.
+// vectors of the other with two-source lane permutes: 64-byte vectors with AVX-512, 32-byte ones
+// of 4-byte lanes with AVX2 (a two-source permute there is two vpermd and a blend).
 // On a 2-core Zen 5 VM (AVX-512 VBMI), fp32, 1 thread, GB/s, tiles or element loop -> these
 // (a streaming copy of the same bytes: 55-85): (1000000,4).t() 7 -> 70-83, (4,1000000).t()
 // 8 -> 77-84, (2000000,3).t() 5-7 -> 49-64, (3,2000000).t() 14 -> 65-79, (500000,8).t() 33 ->
 // 55-71, (8,500000).t() 32 -> 56-81; in cache, (50000,3).t() 18 -> 94-108.
+// With AVX2 on a 2-core Zen 3 VM, fp32, 1 thread, GB/s, medians of 3 interleaved runs of
+// bench/'s layout family (the best copy of the same bytes: 31-36; the plain loop: 9-13):
+// (2,2097152).t() 4.7 -> 24.7, (3,1184,1184).permute(1,2,0) 6.0 -> 28.5, (2097152,2).t()
+// 3.1 -> 12.4, (1184,1184,3).permute(2,0,1) 3.3 -> 10.6, (1024,1024,4).permute(2,0,1) 3.8 -> 7.5.
+// The splits there (interleaved -> planar) stay under half a copy.
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -16,7 +22,7 @@
 
 #include "engine_plan.hpp"
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -31,30 +37,41 @@ namespace lazyview {
 enum class narrow_kind { none, split, merge };
 
 /// The lane (bytes) the narrow kernels permute on this target: 1 with AVX-512VBMI, 2 with
-/// AVX-512BW, 4 with AVX-512F; 0 where there are none. One width serves every element size it
-/// divides (a permute moves 64 bytes whatever its lanes), so each group size compiles once:
-/// per group size and element size, the kernels took a 4.5 s translation unit with
-/// -march=native to 7.5 s.
+/// AVX-512BW, 4 with AVX-512F or AVX2; 0 where there are none. One width serves every element
+/// size it divides (a permute moves a whole vector whatever its lanes), so each group size
+/// compiles once: per group size and element size, the kernels took a 4.5 s translation unit
+/// with -march=native to 7.5 s. narrow_vector: the bytes of one vector.
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VBMI__)
-inline constexpr int narrow_lane = 1;
+inline constexpr int narrow_lane = 1, narrow_vector = 64;
 #elif defined(__AVX512F__) && defined(__AVX512BW__)
-inline constexpr int narrow_lane = 2;
+inline constexpr int narrow_lane = 2, narrow_vector = 64;
 #elif defined(__AVX512F__)
-inline constexpr int narrow_lane = 4;
+inline constexpr int narrow_lane = 4, narrow_vector = 64;
+#elif defined(__AVX2__)
+inline constexpr int narrow_lane = 4, narrow_vector = 32;
 #else
-inline constexpr int narrow_lane = 0;
+inline constexpr int narrow_lane = 0, narrow_vector = 0;
 #endif
 
 /// Whether the narrow kernels take E-byte elements here.
 constexpr bool narrow_fits(int E) { return narrow_lane > 0 && E % narrow_lane == 0; }
+
+/// Whether they take a group of C of them. With 32-byte vectors (AVX2) only a group narrower
+/// than a tile: C output vectors of C two-source permutes each cost C^2, and from C = T the
+/// tiles fit the group whole. fp32, 1 thread, in cache, GB/s, tiles -> narrow kernel, medians
+/// of 400 calls on a 2-core Zen 3 VM: split C = 2 12 -> 47, 3 8 -> 21, 7 9 -> 14,
+/// 8 21 -> 13; merge 2 5 -> 44, 7 8 -> 14, 8 32 -> 14; fp64 (T = 4) split 3 10 -> 22, 4 19 -> 16.
+constexpr bool narrow_takes(int E, index_t C) {
+  return narrow_fits(E) && (narrow_vector == 64 || C < kernels::tile_of(E));
+}
 
 /// The narrowest group a narrow kernel takes, and the widest.
 inline constexpr index_t narrow_min = 2, narrow_max = 8;
 
 /// Which narrow transpose a plan is, if any: a transpose of one loop per group, elements of 1,
 /// 2, 4, 8 or 16 bytes that the lanes divide (narrow_fits), the narrow group of narrow_min to
-/// narrow_max indices adjacent on the side where it is contiguous, and the long group at least
-/// a vector (64 bytes) of elements.
+/// narrow_max indices (narrow_takes) adjacent on the side where it is contiguous, and the long
+/// group at least a vector (narrow_vector bytes) of elements.
 /// Examples: (1000000,4).t() fp32: split (B = 4, source rows of 16 bytes back to back);
 /// (4,1000000).t(): merge; (1000,16).t(): none (16 is past narrow_max: whole tiles).
 inline narrow_kind narrow_transpose(const engine_plan& p) {
@@ -62,9 +79,9 @@ inline narrow_kind narrow_transpose(const engine_plan& p) {
   if (p.kind != engine_plan::transpose || p.no_narrow || p.na != 1 || p.nb != 1) return narrow_kind::none;
   if (!(E == 1 || E == 2 || E == 4 || E == 8 || E == 16) || !narrow_fits(static_cast<int>(E)))
     return narrow_kind::none;
-  const auto narrow = [](index_t n) { return n >= narrow_min && n <= narrow_max; };
-  if (narrow(p.nB) && p.ga[0].ss == p.nB * E && p.nA * E >= 64) return narrow_kind::split;
-  if (narrow(p.nA) && p.gb[0].ds == p.nA * E && p.nB * E >= 64) return narrow_kind::merge;
+  const auto narrow = [&](index_t n) { return n >= narrow_min && n <= narrow_max && narrow_takes(static_cast<int>(E), n); };
+  if (narrow(p.nB) && p.ga[0].ss == p.nB * E && p.nA * E >= narrow_vector) return narrow_kind::split;
+  if (narrow(p.nA) && p.gb[0].ds == p.nA * E && p.nB * E >= narrow_vector) return narrow_kind::merge;
   return narrow_kind::none;
 }
 
@@ -72,10 +89,10 @@ namespace kernels {
 
 /// Lane tables of a narrow kernel: for output vector o and source pair q (vectors 2q, 2q+1), the
 /// two-source permute indices of o's lanes (as a vector of W-byte lanes, ready to load) and the
-/// mask of the lanes that pair supplies. C vectors in and out, 64-byte vectors of W-byte lanes,
+/// mask of the lanes that pair supplies. C vectors in and out, V-byte vectors of W-byte lanes,
 /// E-byte elements.
-/// split: output o is row o's next 64 / E elements, from C vectors of back-to-back source rows;
-/// merge: output o is the o-th 64 bytes of the interleaved rows, from one vector per source row.
+/// split: output o is row o's next V / E elements, from C vectors of back-to-back source rows;
+/// merge: output o is the o-th V bytes of the interleaved rows, from one vector per source row.
 /// Example: split, C = 3, E = W = 4: output 1 takes lanes 1, 4, 7, 10, 13 of vector 0, then
 /// 0, 3, ... of vector 1 (the same pair), then 2, 5, ... of vector 2 (the next).
 struct narrow_table {
@@ -87,19 +104,19 @@ struct narrow_table {
   std::uint64_t mask[narrow_max][max_pairs];
 };
 
-inline void fill_narrow_table(narrow_table& t, int C, int E, int W, bool split) {
+inline void fill_narrow_table(narrow_table& t, int C, int E, int W, int V, bool split) {
   t = {};
-  const int lanes = 64 / W;
+  const int lanes = V / W;
   for (int o = 0; o < C; ++o)
     for (int m = 0; m < lanes; ++m) {
       int k = 0, at = 0;  // source vector, byte within it
       if (split) {
         const int j = m * W / E, sub = m * W % E;
         const int f = (j * C + o) * E + sub;
-        k = f / 64;
-        at = f % 64;
+        k = f / V;
+        at = f % V;
       } else {
-        const int f = o * 64 + m * W;
+        const int f = o * V + m * W;
         const int g = f / E, sub = f % E;
         k = g % C;
         at = g / C * E + sub;
@@ -120,7 +137,8 @@ inline const narrow_table& narrow_table_of(int C, int E, bool split) {
       for (int e = 0; e < 5; ++e)
         for (int k = 0; k < 2; ++k) {
           const int E = 1 << e;
-          if (narrow_fits(E)) fill_narrow_table(t[(c * 5 + e) * 2 + k], c + static_cast<int>(narrow_min), E, narrow_lane, k == 1);
+          if (narrow_fits(E)) fill_narrow_table(t[(c * 5 + e) * 2 + k], c + static_cast<int>(narrow_min), E, narrow_lane,
+                                              narrow_vector, k == 1);
         }
     return t;
   }();
@@ -130,6 +148,16 @@ inline const narrow_table& narrow_table_of(int C, int E, bool split) {
 }
 
 #if defined(__AVX512F__)
+using narrow_vec = __m512i;
+using narrow_mask = std::uint64_t;
+inline narrow_vec narrow_load(const void* p) { return _mm512_loadu_si512(p); }
+inline void narrow_store(void* p, narrow_vec v, bool nt) {
+  if (nt)
+    _mm512_stream_si512(static_cast<__m512i*>(p), v);
+  else
+    _mm512_storeu_si512(p, v);
+}
+inline narrow_mask narrow_mask_of(std::uint64_t m) { return m; }
 /// Two-source permute of narrow_lane-byte lanes, and a blend by lane mask.
 inline __m512i narrow_permute(__m512i a, __m512i idx, __m512i b) {
 #if defined(__AVX512BW__) && defined(__AVX512VBMI__)
@@ -149,44 +177,60 @@ inline __m512i narrow_blend(std::uint64_t m, __m512i a, __m512i b) {
   return _mm512_mask_blend_epi32(static_cast<__mmask16>(m), a, b);
 #endif
 }
+#elif defined(__AVX2__)
+using narrow_vec = __m256i;
+using narrow_mask = __m256i;  // all ones in the lanes taken
+inline narrow_vec narrow_load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+inline void narrow_store(void* p, narrow_vec v, bool nt) {
+  if (nt)
+    _mm256_stream_si256(static_cast<__m256i*>(p), v);
+  else
+    _mm256_storeu_si256(static_cast<__m256i*>(p), v);
+}
+inline narrow_mask narrow_mask_of(std::uint64_t m) {
+  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(m & 0xff)), bit), bit);
+}
+/// Two-source permute of 4-byte lanes: indices 0-7 pick from a, 8-15 from b.
+inline __m256i narrow_permute(__m256i a, __m256i idx, __m256i b) {
+  const __m256i from_b = _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(7));
+  return _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(a, idx), _mm256_permutevar8x32_epi32(b, idx), from_b);
+}
+inline __m256i narrow_blend(narrow_mask m, __m256i a, __m256i b) { return _mm256_blendv_epi8(a, b, m); }
 #endif
 
 /// Moves `count` rounds of a narrow transpose of C rows: round i loads C vectors, from
 /// s[k] + i * s_step, and stores C, at d[o] + i * d_step, each made by the permutes of `tab`.
-/// Split (from rows of C elements back to back to C rows): s[k] = source + 64k, s_step = 64C,
-/// d[o] = row o, d_step = 64; merge: s[k] = row k, s_step = 64, d[o] = destination + 64o,
-/// d_step = 64C. NT: every store is a whole, aligned line (streaming stores).
+/// With V = narrow_vector: split (from rows of C elements back to back to C rows): s[k] =
+/// source + Vk, s_step = VC, d[o] = row o, d_step = V; merge: s[k] = row k, s_step = V, d[o] =
+/// destination + Vo, d_step = VC. NT: every store is a whole, aligned vector (streaming stores).
 /// Unrolled per C (a loop over a run-time C kept the vectors on the stack: 0.4-0.7x).
 template <int C>
 void narrow_rounds(const narrow_table& tab, const char* const* s, index_t s_step, char* const* d, index_t d_step,
                    index_t count, bool nt) {
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__AVX2__)
   constexpr int P = (C + 1) / 2;
   const auto each = [](auto f, auto seq) { [&]<int... K>(std::integer_sequence<int, K...>) { (f.template operator()<K>(), ...); }(seq); };
   // (indices and masks held across the rounds: read from the table per round, 0.65-0.75x)
-  __m512i idx[C][P];
-  std::uint64_t mask[C][P];
+  narrow_vec idx[C][P];
+  narrow_mask mask[C][P];
   for (int o = 0; o < C; ++o)
     for (int q = 0; q < P; ++q) {
-      idx[o][q] = _mm512_load_si512(tab.idx[o][q].b);
-      mask[o][q] = tab.mask[o][q];
+      idx[o][q] = narrow_load(tab.idx[o][q].b);
+      mask[o][q] = narrow_mask_of(tab.mask[o][q]);
     }
   for (index_t i = 0; i < count; ++i) {
-    __m512i v[C + 1];
-    each([&]<int K>() { v[K] = _mm512_loadu_si512(s[K] + i * s_step); }, std::make_integer_sequence<int, C>{});
+    narrow_vec v[C + 1];
+    each([&]<int K>() { v[K] = narrow_load(s[K] + i * s_step); }, std::make_integer_sequence<int, C>{});
     v[C] = v[C - 1];  // an odd C's last pair: its second vector is never selected
     each([&]<int O>() {
       // (every lane comes from one pair: the first pair's permute leaves the others' lanes
       // for their blends)
-      __m512i r = narrow_permute(v[0], idx[O][0], v[1]);
+      narrow_vec r = narrow_permute(v[0], idx[O][0], v[1]);
       each([&]<int Q>() {
         if constexpr (Q > 0) r = narrow_blend(mask[O][Q], r, narrow_permute(v[2 * Q], idx[O][Q], v[2 * Q + 1]));
       }, std::make_integer_sequence<int, P>{});
-      char* const to = d[O] + i * d_step;
-      if (nt)
-        _mm512_stream_si512(reinterpret_cast<__m512i*>(to), r);
-      else
-        _mm512_storeu_si512(to, r);
+      narrow_store(d[O] + i * d_step, r, nt);
     }, std::make_integer_sequence<int, C>{});
   }
 #else
@@ -214,15 +258,16 @@ inline void narrow_unit(const engine_plan& p, narrow_kind kind, const char* s, c
     dst[0] = d + b0 * p.gb[0].ds;
     n = b1 - b0;
   }
-  const index_t L = 64 / E, rounds = narrow_lane > 0 ? n / L : 0;
+  constexpr index_t V = narrow_vector;
+  const index_t L = V / E, rounds = V > 0 ? n / L : 0;
   if (rounds > 0) {
     const char* vs[narrow_max];
     char* vd[narrow_max];
     for (index_t k = 0; k < C; ++k) {
-      vs[k] = split ? src[0] + 64 * k : src[k];
-      vd[k] = split ? dst[k] : dst[0] + 64 * k;
+      vs[k] = split ? src[0] + V * k : src[k];
+      vd[k] = split ? dst[k] : dst[0] + V * k;
     }
-    const index_t s_step = split ? 64 * C : 64, d_step = split ? 64 : 64 * C;
+    const index_t s_step = split ? V * C : V, d_step = split ? V : V * C;
     const narrow_table& tab = narrow_table_of(static_cast<int>(C), static_cast<int>(E), split);
     switch (C) {
       case 2: narrow_rounds<2>(tab, vs, s_step, vd, d_step, rounds, p.nt); break;
