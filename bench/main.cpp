@@ -64,11 +64,12 @@ workload agents(index_t T, index_t N, index_t G) {
   return w;
 }
 
-workload permutation(const char* family, const std::vector<index_t>& sizes, const std::vector<int>& perm) {
+workload permutation(const char* family, const std::vector<index_t>& sizes, const std::vector<int>& perm,
+                     const char* dtype = "fp32") {
   workload w;
   w.family = family;
-  w.dtype = "fp32";
-  w.esize = 4;
+  w.dtype = dtype;
+  w.esize = std::strcmp(dtype, "fp32") == 0 ? 4 : 2;
   w.kind = workload::permute_only;
   w.in = sizes;
   w.view = sizes;
@@ -126,10 +127,13 @@ std::vector<workload> run_orders() {
 
 /// Interleaved <-> planar layouts (narrow transposes, eval/narrow.hpp), about 16 MiB each: an
 /// image's HWC -> CHW and back (C = 3), RGBA to planes, complex numbers to real and imaginary
-/// planes and back, 8 planes interleaved.
+/// planes and back, 8 planes interleaved; and an image's HWC <-> CHW in bf16 (2-byte elements,
+/// which the narrow kernels take by byte shuffles with AVX2).
 std::vector<workload> layouts() {
   return {permutation("layout", {1184, 1184, 3}, {2, 0, 1}),  // HWC -> CHW
           permutation("layout", {3, 1184, 1184}, {1, 2, 0}),  // CHW -> HWC
+          permutation("layout", {1672, 1672, 3}, {2, 0, 1}, "bf16"),
+          permutation("layout", {3, 1672, 1672}, {1, 2, 0}, "bf16"),
           permutation("layout", {1024, 1024, 4}, {2, 0, 1}),  // RGBA -> planes
           permutation("layout", {2097152, 2}, {1, 0}),        // (re, im) pairs -> two planes
           permutation("layout", {2, 2097152}, {1, 0}),        // two planes -> pairs

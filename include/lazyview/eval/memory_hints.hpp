@@ -173,7 +173,8 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       // nt_rows, which measured 1.4-1.8x against the narrow kernel in place on
       // (278,17,102,8).permute(0,3,1,2) fp32 (medians of 5 alternated runs, 1 and 2 threads).
       // Narrower splits run in place against tiles there: (2000001,3).t() 13.6 -> 32.6 GB/s.
-      e.nt = aligned && (nk == narrow_kind::merge || e.gb[0].ds % 64 == 0);
+      // (The byte shuffles of AVX2 store plainly.)
+      e.nt = !narrow_bytes && aligned && (nk == narrow_kind::merge || e.gb[0].ds % 64 == 0);
       if (e.nt || nk == narrow_kind::merge || !line_tiles_fit(e)) return;
       e.no_narrow = true;
     }

@@ -4,17 +4,19 @@
 // (re, im) pairs <-> two planes, arrays of small structs <-> structs of arrays). Tiles of 16 x 16
 // waste most of their work there (a tile is mostly padding) and the element-wise loop reads or
 // writes C streams an element at a time; these kernels take C vectors of one side and make C
-// vectors of the other with two-source lane permutes: 64-byte vectors with AVX-512, 32-byte ones
-// of 4-byte lanes with AVX2 (a two-source permute there is two vpermd and a blend).
+// vectors of the other: with AVX-512 by two-source lane permutes of 64-byte vectors
+// (narrow_rounds), with AVX2 by byte shuffles within 16-byte halves (narrow_rounds_bytes), which
+// beat two-source lane permutes there (two vpermd and a blend each): fp32 in cache, split C = 3
+// 21-25 -> 39-56 GB/s, C = 5 17-22 -> 43.
 // On a 2-core Zen 5 VM (AVX-512 VBMI), fp32, 1 thread, GB/s, tiles or element loop -> these
 // (a streaming copy of the same bytes: 55-85): (1000000,4).t() 7 -> 70-83, (4,1000000).t()
 // 8 -> 77-84, (2000000,3).t() 5-7 -> 49-64, (3,2000000).t() 14 -> 65-79, (500000,8).t() 33 ->
 // 55-71, (8,500000).t() 32 -> 56-81; in cache, (50000,3).t() 18 -> 94-108.
-// With AVX2 on a 2-core Zen 3 VM, fp32, 1 thread, GB/s, medians of 3 interleaved runs of
-// bench/'s layout family (the best copy of the same bytes: 31-36; the plain loop: 9-13):
-// (2,2097152).t() 4.7 -> 24.7, (3,1184,1184).permute(1,2,0) 6.0 -> 28.5, (2097152,2).t()
-// 3.1 -> 12.4, (1184,1184,3).permute(2,0,1) 3.3 -> 10.6, (1024,1024,4).permute(2,0,1) 3.8 -> 7.5.
-// The splits there (interleaved -> planar) stay under half a copy.
+// With AVX2 on a 2-core Zen 3 VM, 1 thread, a harness of 20-200 calls: uint8 (1401856,3).t()
+// 2.0 -> 28, its merge 1.9 -> 23, uint16 4.6 -> 29 and 3.6 -> 24 (a copy: 23-37, the plain
+// loop: 2.5-6.6); in cache, uint8 (50000,3).t() 2.6 -> 47. (Without them, a group narrower than
+// a tile went element by element through an offset table of the long group: 16 MB per call
+// for (2097152,2).t().)
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -36,11 +38,11 @@ namespace lazyview {
 /// (planar -> interleaved). Example: (3,N).t() fp32.
 enum class narrow_kind { none, split, merge };
 
-/// The lane (bytes) the narrow kernels permute on this target: 1 with AVX-512VBMI, 2 with
-/// AVX-512BW, 4 with AVX-512F or AVX2; 0 where there are none. One width serves every element
-/// size it divides (a permute moves a whole vector whatever its lanes), so each group size
-/// compiles once: per group size and element size, the kernels took a 4.5 s translation unit
-/// with -march=native to 7.5 s. narrow_vector: the bytes of one vector.
+/// The lane (bytes) the narrow kernels permute on this target (AVX-512): 1 with VBMI, 2 with
+/// BW, 4 with F; 0 where there are none. One width serves every element size it divides (a
+/// permute moves 64 bytes whatever its lanes), so each group size compiles once: per group size
+/// and element size, the kernels took a 4.5 s translation unit with -march=native to 7.5 s.
+/// narrow_vector: the bytes of each row a round moves (64; 32 by byte shuffles; 0: none).
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VBMI__)
 inline constexpr int narrow_lane = 1, narrow_vector = 64;
 #elif defined(__AVX512F__) && defined(__AVX512BW__)
@@ -48,21 +50,30 @@ inline constexpr int narrow_lane = 2, narrow_vector = 64;
 #elif defined(__AVX512F__)
 inline constexpr int narrow_lane = 4, narrow_vector = 64;
 #elif defined(__AVX2__)
-inline constexpr int narrow_lane = 4, narrow_vector = 32;
+inline constexpr int narrow_lane = 0, narrow_vector = 32;
 #else
 inline constexpr int narrow_lane = 0, narrow_vector = 0;
 #endif
 
-/// Whether the narrow kernels take E-byte elements here.
-constexpr bool narrow_fits(int E) { return narrow_lane > 0 && E % narrow_lane == 0; }
+/// AVX2 without AVX-512: elements of 1 to 8 bytes go by byte shuffles within 16-byte halves
+/// (kernels::narrow_rounds_bytes), two rounds side by side per 32-byte vector.
+inline constexpr bool narrow_bytes = narrow_vector == 32;
 
-/// Whether they take a group of C of them. With 32-byte vectors (AVX2) only a group narrower
-/// than a tile: C output vectors of C two-source permutes each cost C^2, and from C = T the
-/// tiles fit the group whole. fp32, 1 thread, in cache, GB/s, tiles -> narrow kernel, medians
-/// of 400 calls on a 2-core Zen 3 VM: split C = 2 12 -> 47, 3 8 -> 21, 7 9 -> 14,
-/// 8 21 -> 13; merge 2 5 -> 44, 7 8 -> 14, 8 32 -> 14; fp64 (T = 4) split 3 10 -> 22, 4 19 -> 16.
+/// Whether the narrow kernels take E-byte elements here.
+constexpr bool narrow_fits(int E) {
+  if constexpr (narrow_bytes)
+    return E == 1 || E == 2 || E == 4 || E == 8;
+  else
+    return narrow_lane > 0 && E % narrow_lane == 0;
+}
+
+/// Whether they take a group of C of them. By byte shuffles (AVX2) only a group narrower than a
+/// tile: C outputs of C shuffles each cost C^2, and from C = T the tiles fit the group whole.
+/// fp32, 1 thread, in cache, GB/s, tiles -> the narrow kernels (then two-source vpermd; the
+/// shuffles are faster still), medians of 400 calls on a 2-core Zen 3 VM: split C = 2 12 -> 47,
+/// 3 8 -> 21, 7 9 -> 14, 8 21 -> 13; merge 2 5 -> 44, 7 8 -> 14, 8 32 -> 14.
 constexpr bool narrow_takes(int E, index_t C) {
-  return narrow_fits(E) && (narrow_vector == 64 || C < kernels::tile_of(E));
+  return narrow_fits(E) && (!narrow_bytes || C < kernels::tile_of(E));
 }
 
 /// The narrowest group a narrow kernel takes, and the widest.
@@ -137,7 +148,7 @@ inline const narrow_table& narrow_table_of(int C, int E, bool split) {
       for (int e = 0; e < 5; ++e)
         for (int k = 0; k < 2; ++k) {
           const int E = 1 << e;
-          if (narrow_fits(E)) fill_narrow_table(t[(c * 5 + e) * 2 + k], c + static_cast<int>(narrow_min), E, narrow_lane,
+          if (narrow_lane > 0 && E % narrow_lane == 0) fill_narrow_table(t[(c * 5 + e) * 2 + k], c + static_cast<int>(narrow_min), E, narrow_lane,
                                               narrow_vector, k == 1);
         }
     return t;
@@ -145,6 +156,41 @@ inline const narrow_table& narrow_table_of(int C, int E, bool split) {
   int e = 0;
   while ((1 << e) < E) ++e;
   return all[((C - static_cast<int>(narrow_min)) * 5 + e) * 2 + (split ? 1 : 0)];
+}
+
+/// The byte shuffles of narrow_rounds_bytes: for output o and source vector k, the index of
+/// each byte of o within k (16-byte vectors), 0x80 where o takes that byte from another source.
+/// From the pair table of the same shape with 16-byte vectors of 1-byte lanes.
+struct narrow_shuffles {
+  struct alignas(16) bytes16 {
+    std::uint8_t b[16];
+  };
+  bytes16 sh[narrow_max][narrow_max];
+};
+
+inline const narrow_shuffles& narrow_shuffles_of(int C, int E, bool split) {
+  constexpr int sizes = static_cast<int>(narrow_max - narrow_min + 1);
+  static const auto all = [] {
+    auto t = std::make_unique<narrow_shuffles[]>(sizes * 4 * 2);
+    auto pairs = std::make_unique<narrow_table>();
+    for (int c = 0; c < sizes; ++c)
+      for (int e = 0; e < 4; ++e)
+        for (int k = 0; k < 2; ++k) {
+          const int C = c + static_cast<int>(narrow_min);
+          fill_narrow_table(*pairs, C, 1 << e, 1, 16, k == 1);
+          narrow_shuffles& out = t[(c * 4 + e) * 2 + k];
+          for (int o = 0; o < C; ++o)
+            for (int v = 0; v < C; ++v)
+              for (int m = 0; m < 16; ++m) {
+                const std::uint8_t i = pairs->idx[o][v / 2].b[m];
+                const bool mine = (pairs->mask[o][v / 2] >> m & 1u) && (i >= 16) == (v % 2 == 1);
+                out.sh[o][v].b[m] = mine ? static_cast<std::uint8_t>(i & 15) : std::uint8_t{0x80};
+              }
+        }
+    return t;
+  }();
+  const int e = E == 1 ? 0 : E == 2 ? 1 : E == 4 ? 2 : 3;
+  return all[((C - static_cast<int>(narrow_min)) * 4 + e) * 2 + (split ? 1 : 0)];
 }
 
 #if defined(__AVX512F__)
@@ -177,26 +223,6 @@ inline __m512i narrow_blend(std::uint64_t m, __m512i a, __m512i b) {
   return _mm512_mask_blend_epi32(static_cast<__mmask16>(m), a, b);
 #endif
 }
-#elif defined(__AVX2__)
-using narrow_vec = __m256i;
-using narrow_mask = __m256i;  // all ones in the lanes taken
-inline narrow_vec narrow_load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
-inline void narrow_store(void* p, narrow_vec v, bool nt) {
-  if (nt)
-    _mm256_stream_si256(static_cast<__m256i*>(p), v);
-  else
-    _mm256_storeu_si256(static_cast<__m256i*>(p), v);
-}
-inline narrow_mask narrow_mask_of(std::uint64_t m) {
-  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(m & 0xff)), bit), bit);
-}
-/// Two-source permute of 4-byte lanes: indices 0-7 pick from a, 8-15 from b.
-inline __m256i narrow_permute(__m256i a, __m256i idx, __m256i b) {
-  const __m256i from_b = _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(7));
-  return _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(a, idx), _mm256_permutevar8x32_epi32(b, idx), from_b);
-}
-inline __m256i narrow_blend(narrow_mask m, __m256i a, __m256i b) { return _mm256_blendv_epi8(a, b, m); }
 #endif
 
 /// Moves `count` rounds of a narrow transpose of C rows: round i loads C vectors, from
@@ -208,7 +234,7 @@ inline __m256i narrow_blend(narrow_mask m, __m256i a, __m256i b) { return _mm256
 template <int C>
 void narrow_rounds(const narrow_table& tab, const char* const* s, index_t s_step, char* const* d, index_t d_step,
                    index_t count, bool nt) {
-#if defined(__AVX512F__) || defined(__AVX2__)
+#if defined(__AVX512F__)
   constexpr int P = (C + 1) / 2;
   const auto each = [](auto f, auto seq) { [&]<int... K>(std::integer_sequence<int, K...>) { (f.template operator()<K>(), ...); }(seq); };
   // (indices and masks held across the rounds: read from the table per round, 0.65-0.75x)
@@ -238,6 +264,48 @@ void narrow_rounds(const narrow_table& tab, const char* const* s, index_t s_step
 #endif
 }
 
+/// Moves `count` rounds of a narrow transpose of C rows of 1- to 8-byte elements: each half of a
+/// 32-byte vector is a 16-byte round of its own, the first half round 2i, the second 2i + 1, so
+/// that byte shuffles (which stay within halves) make every output from the C inputs.
+/// Split: s = the source (rows of C elements back to back), d[o] = row o; merge: s[k] = row k
+/// (s0 holds them), d = the destination. Plain stores.
+template <int C>
+void narrow_rounds_bytes(const narrow_shuffles& tab, const char* const* s, char* const* d, index_t count, bool split) {
+#if defined(__AVX2__) && !defined(__AVX512F__)
+  const auto each = [](auto f) { [&]<int... K>(std::integer_sequence<int, K...>) { (f.template operator()<K>(), ...); }(std::make_integer_sequence<int, C>{}); };
+  __m256i sh[C][C];
+  for (int o = 0; o < C; ++o)
+    for (int k = 0; k < C; ++k) sh[o][k] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(tab.sh[o][k].b)));
+  for (index_t i = 0; i < count; ++i) {
+    __m256i v[C];
+    if (split) {
+      const char* const r = s[0] + i * 32 * C;
+      each([&]<int K>() {
+        v[K] = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + 16 * K))),
+                                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(r + 16 * C + 16 * K)), 1);
+      });
+    } else {
+      each([&]<int K>() { v[K] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s[K] + i * 32)); });
+    }
+    each([&]<int O>() {
+      __m256i r = _mm256_shuffle_epi8(v[0], sh[O][0]);
+      each([&]<int K>() {
+        if constexpr (K > 0) r = _mm256_or_si256(r, _mm256_shuffle_epi8(v[K], sh[O][K]));
+      });
+      if (split) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d[O] + i * 32), r);
+      } else {
+        char* const to = d[0] + i * 32 * C + 16 * O;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(to), _mm256_castsi256_si128(r));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 16 * C), _mm256_extracti128_si256(r, 1));
+      }
+    });
+  }
+#else
+  (void)tab, (void)s, (void)d, (void)count, (void)split;
+#endif
+}
+
 /// Runs A indices [a0, a1) by B indices [b0, b1) of a narrow transpose (one work unit; the
 /// narrow group is always whole) from s, d at its outer iteration.
 inline void narrow_unit(const engine_plan& p, narrow_kind kind, const char* s, char* d, index_t a0, index_t a1,
@@ -259,8 +327,19 @@ inline void narrow_unit(const engine_plan& p, narrow_kind kind, const char* s, c
     n = b1 - b0;
   }
   constexpr index_t V = narrow_vector;
-  const index_t L = V / E, rounds = V > 0 ? n / L : 0;
-  if (rounds > 0) {
+  const index_t L = V > 0 ? V / E : 1, rounds = V > 0 ? n / L : 0;
+  if (rounds > 0 && narrow_bytes) {
+    const narrow_shuffles& tab = narrow_shuffles_of(static_cast<int>(C), static_cast<int>(E), split);
+    switch (C) {
+      case 2: narrow_rounds_bytes<2>(tab, src, dst, rounds, split); break;
+      case 3: narrow_rounds_bytes<3>(tab, src, dst, rounds, split); break;
+      case 4: narrow_rounds_bytes<4>(tab, src, dst, rounds, split); break;
+      case 5: narrow_rounds_bytes<5>(tab, src, dst, rounds, split); break;
+      case 6: narrow_rounds_bytes<6>(tab, src, dst, rounds, split); break;
+      case 7: narrow_rounds_bytes<7>(tab, src, dst, rounds, split); break;
+      default: narrow_rounds_bytes<8>(tab, src, dst, rounds, split); break;
+    }
+  } else if (rounds > 0) {
     const char* vs[narrow_max];
     char* vd[narrow_max];
     for (index_t k = 0; k < C; ++k) {
