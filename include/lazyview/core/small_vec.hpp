@@ -46,11 +46,14 @@ struct ivals {
 
 using shape_vec = ivals<max_rank>;
 
-/// Copies values into an error record's list.
+/// Copies the values of v[0, n) into an error record's list.
+constexpr void to_list(const ival* v, int n, index_t* out, int& count) {
+  count = n;
+  for (int i = 0; i < n && i < max_rank; ++i) out[i] = v[i].v;
+}
 template <int N>
 constexpr void to_list(const ivals<N>& s, index_t* out, int& count) {
-  count = s.n;
-  for (int i = 0; i < s.n && i < max_rank; ++i) out[i] = s[i].v;
+  to_list(s.v, s.n, out, count);
 }
 
 }  // namespace lazyview

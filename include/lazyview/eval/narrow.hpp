@@ -98,6 +98,27 @@ inline narrow_kind narrow_transpose(const engine_plan& p) {
 
 namespace kernels {
 
+/// log2 of an element size of 1 to 16 bytes: the tables' index.
+constexpr int narrow_elem_index(int E) {
+  int e = 0;
+  while ((1 << e) < E) ++e;
+  return e;
+}
+
+/// Group sizes C = narrow_min..narrow_max as a compile-time constant: f.template operator()<C>().
+template <class F>
+void with_narrow_group(index_t C, F&& f) {
+  switch (C) {
+    case 2: f.template operator()<2>(); break;
+    case 3: f.template operator()<3>(); break;
+    case 4: f.template operator()<4>(); break;
+    case 5: f.template operator()<5>(); break;
+    case 6: f.template operator()<6>(); break;
+    case 7: f.template operator()<7>(); break;
+    default: f.template operator()<8>(); break;
+  }
+}
+
 /// Lane tables of a narrow kernel: for output vector o and source pair q (vectors 2q, 2q+1), the
 /// two-source permute indices of o's lanes (as a vector of W-byte lanes, ready to load) and the
 /// mask of the lanes that pair supplies. C vectors in and out, V-byte vectors of W-byte lanes,
@@ -153,9 +174,7 @@ inline const narrow_table& narrow_table_of(int C, int E, bool split) {
         }
     return t;
   }();
-  int e = 0;
-  while ((1 << e) < E) ++e;
-  return all[((C - static_cast<int>(narrow_min)) * 5 + e) * 2 + (split ? 1 : 0)];
+  return all[((C - static_cast<int>(narrow_min)) * 5 + narrow_elem_index(E)) * 2 + (split ? 1 : 0)];
 }
 
 /// The byte shuffles of narrow_rounds_bytes: for output o and source vector k, the index of
@@ -189,21 +208,10 @@ inline const narrow_shuffles& narrow_shuffles_of(int C, int E, bool split) {
         }
     return t;
   }();
-  const int e = E == 1 ? 0 : E == 2 ? 1 : E == 4 ? 2 : 3;
-  return all[((C - static_cast<int>(narrow_min)) * 4 + e) * 2 + (split ? 1 : 0)];
+  return all[((C - static_cast<int>(narrow_min)) * 4 + narrow_elem_index(E)) * 2 + (split ? 1 : 0)];
 }
 
 #if defined(__AVX512F__)
-using narrow_vec = __m512i;
-using narrow_mask = std::uint64_t;
-inline narrow_vec narrow_load(const void* p) { return _mm512_loadu_si512(p); }
-inline void narrow_store(void* p, narrow_vec v, bool nt) {
-  if (nt)
-    _mm512_stream_si512(static_cast<__m512i*>(p), v);
-  else
-    _mm512_storeu_si512(p, v);
-}
-inline narrow_mask narrow_mask_of(std::uint64_t m) { return m; }
 /// Two-source permute of narrow_lane-byte lanes, and a blend by lane mask.
 inline __m512i narrow_permute(__m512i a, __m512i idx, __m512i b) {
 #if defined(__AVX512BW__) && defined(__AVX512VBMI__)
@@ -238,25 +246,29 @@ void narrow_rounds(const narrow_table& tab, const char* const* s, index_t s_step
   constexpr int P = (C + 1) / 2;
   const auto each = [](auto f, auto seq) { [&]<int... K>(std::integer_sequence<int, K...>) { (f.template operator()<K>(), ...); }(seq); };
   // (indices and masks held across the rounds: read from the table per round, 0.65-0.75x)
-  narrow_vec idx[C][P];
-  narrow_mask mask[C][P];
+  __m512i idx[C][P];
+  std::uint64_t mask[C][P];
   for (int o = 0; o < C; ++o)
     for (int q = 0; q < P; ++q) {
-      idx[o][q] = narrow_load(tab.idx[o][q].b);
-      mask[o][q] = narrow_mask_of(tab.mask[o][q]);
+      idx[o][q] = _mm512_load_si512(tab.idx[o][q].b);
+      mask[o][q] = tab.mask[o][q];
     }
   for (index_t i = 0; i < count; ++i) {
-    narrow_vec v[C + 1];
-    each([&]<int K>() { v[K] = narrow_load(s[K] + i * s_step); }, std::make_integer_sequence<int, C>{});
+    __m512i v[C + 1];
+    each([&]<int K>() { v[K] = _mm512_loadu_si512(s[K] + i * s_step); }, std::make_integer_sequence<int, C>{});
     v[C] = v[C - 1];  // an odd C's last pair: its second vector is never selected
     each([&]<int O>() {
       // (every lane comes from one pair: the first pair's permute leaves the others' lanes
       // for their blends)
-      narrow_vec r = narrow_permute(v[0], idx[O][0], v[1]);
+      __m512i r = narrow_permute(v[0], idx[O][0], v[1]);
       each([&]<int Q>() {
         if constexpr (Q > 0) r = narrow_blend(mask[O][Q], r, narrow_permute(v[2 * Q], idx[O][Q], v[2 * Q + 1]));
       }, std::make_integer_sequence<int, P>{});
-      narrow_store(d[O] + i * d_step, r, nt);
+      char* const to = d[O] + i * d_step;
+      if (nt)
+        _mm512_stream_si512(reinterpret_cast<__m512i*>(to), r);
+      else
+        _mm512_storeu_si512(to, r);
     }, std::make_integer_sequence<int, C>{});
   }
 #else
@@ -267,8 +279,8 @@ void narrow_rounds(const narrow_table& tab, const char* const* s, index_t s_step
 /// Moves `count` rounds of a narrow transpose of C rows of 1- to 8-byte elements: each half of a
 /// 32-byte vector is a 16-byte round of its own, the first half round 2i, the second 2i + 1, so
 /// that byte shuffles (which stay within halves) make every output from the C inputs.
-/// Split: s = the source (rows of C elements back to back), d[o] = row o; merge: s[k] = row k
-/// (s0 holds them), d = the destination. Plain stores.
+/// Split: s[0] = the source (rows of C elements back to back), d[o] = row o; merge: s[k] = row
+/// k, d[0] = the destination. Plain stores.
 template <int C>
 void narrow_rounds_bytes(const narrow_shuffles& tab, const char* const* s, char* const* d, index_t count, bool split) {
 #if defined(__AVX2__) && !defined(__AVX512F__)
@@ -330,15 +342,7 @@ inline void narrow_unit(const engine_plan& p, narrow_kind kind, const char* s, c
   const index_t L = V > 0 ? V / E : 1, rounds = V > 0 ? n / L : 0;
   if (rounds > 0 && narrow_bytes) {
     const narrow_shuffles& tab = narrow_shuffles_of(static_cast<int>(C), static_cast<int>(E), split);
-    switch (C) {
-      case 2: narrow_rounds_bytes<2>(tab, src, dst, rounds, split); break;
-      case 3: narrow_rounds_bytes<3>(tab, src, dst, rounds, split); break;
-      case 4: narrow_rounds_bytes<4>(tab, src, dst, rounds, split); break;
-      case 5: narrow_rounds_bytes<5>(tab, src, dst, rounds, split); break;
-      case 6: narrow_rounds_bytes<6>(tab, src, dst, rounds, split); break;
-      case 7: narrow_rounds_bytes<7>(tab, src, dst, rounds, split); break;
-      default: narrow_rounds_bytes<8>(tab, src, dst, rounds, split); break;
-    }
+    with_narrow_group(C, [&]<int K>() { narrow_rounds_bytes<K>(tab, src, dst, rounds, split); });
   } else if (rounds > 0) {
     const char* vs[narrow_max];
     char* vd[narrow_max];
@@ -348,15 +352,7 @@ inline void narrow_unit(const engine_plan& p, narrow_kind kind, const char* s, c
     }
     const index_t s_step = split ? V * C : V, d_step = split ? V : V * C;
     const narrow_table& tab = narrow_table_of(static_cast<int>(C), static_cast<int>(E), split);
-    switch (C) {
-      case 2: narrow_rounds<2>(tab, vs, s_step, vd, d_step, rounds, p.nt); break;
-      case 3: narrow_rounds<3>(tab, vs, s_step, vd, d_step, rounds, p.nt); break;
-      case 4: narrow_rounds<4>(tab, vs, s_step, vd, d_step, rounds, p.nt); break;
-      case 5: narrow_rounds<5>(tab, vs, s_step, vd, d_step, rounds, p.nt); break;
-      case 6: narrow_rounds<6>(tab, vs, s_step, vd, d_step, rounds, p.nt); break;
-      case 7: narrow_rounds<7>(tab, vs, s_step, vd, d_step, rounds, p.nt); break;
-      default: narrow_rounds<8>(tab, vs, s_step, vd, d_step, rounds, p.nt); break;
-    }
+    with_narrow_group(C, [&]<int K>() { narrow_rounds<K>(tab, vs, s_step, vd, d_step, rounds, p.nt); });
   }
   // the tail under a vector, element by element
   for (index_t i = rounds * L; i < n; ++i)

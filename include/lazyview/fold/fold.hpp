@@ -90,9 +90,10 @@ constexpr void fold_into(fold_state<L>& s, const E& e) {
 template <int R, class Child, class Op>
 constexpr shown<R> shown_after(const Child& c, const Op& o) {
   shown<R> r;  // one object returned on every path: a node's meta is built in place (NRVO)
-  if (!o.apply_shown(shown_of(c), r)) {
+  decltype(auto) in = shown_of(c);
+  if (!o.apply_shown(in, r)) {
     fold_state<0> s;
-    load_shown(s, shown_of(c));
+    load_shown(s, in);
     o.apply(s);
     if (s.error) throw_error(s.error);
     r = to_shown<R>(s);

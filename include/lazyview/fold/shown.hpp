@@ -35,6 +35,24 @@ struct shown {
   }
 };
 
+namespace detail {
+
+/// Size i, stride i and the offset of a shown state, with their static flags.
+template <int R>
+constexpr ival shown_size(const shown<R>& m, int i) {
+  return {m.sizes[i], static_cast<bool>(m.statics >> i & 1u)};
+}
+template <int R>
+constexpr ival shown_stride(const shown<R>& m, int i) {
+  return {m.strides[i], static_cast<bool>(m.statics >> (R + i) & 1u)};
+}
+template <int R>
+constexpr std::uint32_t shown_offset_bit(const shown<R>& m) {
+  return m.statics >> (2 * R) & 1u;
+}
+
+}  // namespace detail
+
 /// The shown side of a state. @pre s.rank() == R and no error.
 template <int R, int L>
 constexpr shown<R> to_shown(const fold_state<L>& s) {
@@ -60,10 +78,10 @@ constexpr void load_shown(fold_state<L>& s, const shown<R>& m) {
   if (std::is_constant_evaluated()) s.sizes = s.strides = shape_vec{};
   s.sizes.n = s.strides.n = R;
   for (int i = 0; i < R; ++i) {
-    s.sizes[i] = ival{m.sizes[i], static_cast<bool>(m.statics >> i & 1u)};
-    s.strides[i] = ival{m.strides[i], static_cast<bool>(m.statics >> (R + i) & 1u)};
+    s.sizes[i] = detail::shown_size(m, i);
+    s.strides[i] = detail::shown_stride(m, i);
   }
-  s.offset = ival{m.offset, static_cast<bool>(m.statics >> (2 * R) & 1u)};
+  s.offset = ival{m.offset, static_cast<bool>(detail::shown_offset_bit(m))};
   s.view = m.view;
   s.empty = m.empty;
   s.phys = false;

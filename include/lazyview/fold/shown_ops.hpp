@@ -9,27 +9,10 @@
 //
 // Each returns false, having written nothing the caller reads, where the op raises an error:
 // the general path then runs and throws PyTorch's message. The results, static flags included,
-// equal the general path's (tests/fold/fold_paths_test.cpp compares them).
+// equal the general path's (tests/fold/shown_paths_test.cpp compares them).
 #include "shown.hpp"
 
 namespace lazyview {
-
-namespace detail {
-
-template <int R>
-constexpr ival shown_size(const shown<R>& m, int i) {
-  return {m.sizes[i], static_cast<bool>(m.statics >> i & 1u)};
-}
-template <int R>
-constexpr ival shown_stride(const shown<R>& m, int i) {
-  return {m.strides[i], static_cast<bool>(m.statics >> (R + i) & 1u)};
-}
-template <int R>
-constexpr std::uint32_t shown_offset_bit(const shown<R>& m) {
-  return m.statics >> (2 * R) & 1u;
-}
-
-}  // namespace detail
 
 /// view (allow_copy = false) or reshape of `in` to req[0, Ro) as the caller wrote it.
 /// Example: (2,12):(12,1) with req (2,-1,4) -> (2,3,4):(12,4,1), a view.

@@ -13,17 +13,13 @@ namespace lazyview {
 /// @pre  `req[0, n)` as the caller wrote it. @post on success every entry is >= 0 and multiplies to numel.
 /// Example: numel 24, [-1,4] -> [6,4]; numel 24, [5,5] -> numel_mismatch "shape '[5, 5]' ...".
 constexpr bool infer_size(ival* req, int n, ival numel, error_info& e) {
-  auto list = [&](index_t* out, int& count) {
-    count = n;
-    for (int i = 0; i < n && i < max_rank; ++i) out[i] = req[i].v;
-  };
   int infer = -1;
   ival newsize = sv(1);
   for (int i = 0; i < n; ++i) {
     if (req[i].v == -1) {
       if (infer >= 0) {
         e.code = err::two_inferred;
-        list(e.a, e.na);
+        to_list(req, n, e.a, e.na);
         return true;
       }
       infer = i;
@@ -39,14 +35,14 @@ constexpr bool infer_size(ival* req, int n, ival numel, error_info& e) {
     if (infer < 0) return false;
     if (newsize.v == 0) {  // numel is 0 too: any size fits the -1
       e.code = err::infer_ambiguous;
-      list(e.a, e.na);
+      to_list(req, n, e.a, e.na);
       return true;
     }
     req[infer] = numel / newsize;
     return false;
   }
   e.code = err::numel_mismatch;
-  list(e.a, e.na);
+  to_list(req, n, e.a, e.na);
   e.x = numel.v;
   return true;
 }
