@@ -5,7 +5,7 @@
 // dynamic (1,3,6,6) FLUX pack) buy nothing that so few elements repay.
 #include <cstring>
 
-#include "engine_kernels.hpp"
+#include "odd_kernels.hpp"
 
 namespace lazyview {
 
