@@ -112,6 +112,46 @@ BOOST_AUTO_TEST_CASE(streaming_transpose_and_pack) {
   BOOST_TEST(std::equal(x.begin(), x.end(), flat.data()));
 }
 
+// Streamed transposes go out a line at a time where their source rows lie far apart
+// (far_source_rows: (1024,1024).t() and the element sizes above, rows 1031 to 4096 bytes
+// apart), and through the buffer of 32 rows of B where they lie close together: FLUX unpack
+// (4,16,256,256) fp32 and (8,16,256,256) in 2-byte elements, source rows 256 and 128 bytes
+// apart, values at 1 and 2 threads.
+BOOST_AUTO_TEST_CASE(streaming_close_source_rows) {
+  std::vector<float> in(1);
+  tensor<float, 1> out({64});
+  BOOST_TEST(far_source_rows(streaming_plan(from_blob(in.data(), {1024, 1024}).t(), out.data())));
+  const auto check = [&]<class T>(T, index_t B) {
+    const index_t Ch = 16, H = 256, W = 256;
+    std::vector<T> x(static_cast<std::size_t>(B * Ch * H * W));
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(i * 2654435761u);
+    const auto e = from_blob(static_cast<const T*>(x.data()), {B, (H / 2) * (W / 2), Ch * 4})
+                       .view(B, H / 2, W / 2, Ch, 2, 2)
+                       .permute(0, 3, 1, 4, 2, 5)
+                       .reshape(B, Ch, H, W);
+    tensor<T, 4> y({B, Ch, H, W});
+    engine_plan ep = make_engine_plan(contiguous_plan(physical(fold(e))), sizeof(T));
+    use_streaming_stores(ep, y.data(), B * Ch * H * W * index_t{sizeof(T)});
+    BOOST_TEST((ep.kind == engine_plan::transpose && ep.nt == kernels::have_nt && !far_source_rows(ep)),
+               sizeof(T) << "-byte unpack");
+    for (unsigned th : {1u, 2u}) {
+      std::fill_n(y.data(), B * Ch * H * W, T{});
+      copy(e, y, threads{th});
+      std::size_t bad = 0;
+      for (index_t b = 0; b < B; ++b)
+        for (index_t c = 0; c < Ch; ++c)
+          for (index_t h = 0; h < H; ++h)
+            for (index_t w = 0; w < W; ++w) {
+              const index_t n = (h / 2) * (W / 2) + w / 2, k = c * 4 + (h % 2) * 2 + w % 2;
+              bad += y.data()[((b * Ch + c) * H + h) * W + w] != x[static_cast<std::size_t>((b * (H / 2) * (W / 2) + n) * Ch * 4 + k)];
+            }
+      BOOST_TEST(bad == 0u, sizeof(T) << "-byte unpack, threads " << th);
+    }
+  };
+  check(float{}, 4);
+  check(std::uint16_t{}, 8);
+}
+
 // Long runs past 12 MiB, written far apart (source order), of a length and spacing that leave
 // every other run starting mid-line: each streams whole lines only (copy_nt, head 64), the
 // partial lines at either end plainly. (8192,4,136).permute(1,0,2) in int32, runs of 544 bytes.

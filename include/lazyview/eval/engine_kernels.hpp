@@ -203,7 +203,8 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
   }
 }
 
-/// The buffered way of transpose_block (large or scattered destinations): per block of transpose_block_b
+/// The buffered way of transpose_block for source rows close together (large or scattered
+/// destinations; far-apart rows: transpose_stream_lines): per block of transpose_block_b
 /// rows of B, tiles land in a small aligned buffer laid out like the destination, whose rows then
 /// go out whole by streaming stores. Writing a row at a time keeps one or two lines in flight,
 /// where tiles written in place keep T partial lines open per tile; and it keeps the destination
@@ -224,6 +225,60 @@ void transpose_buffered(const char* s, char* dcol, const index_t* offA, const in
                              buf_row, true, ahead);
     for (index_t b = b0; b < b1; ++b) copy_nt_blocks(buf + (b - b0) * buf_row, dcol + offB[b], row_bytes);
     b0 = b1;
+  }
+}
+
+/// The streamed way of transpose_block where source rows lie far apart (far_source_rows): per
+/// T rows of B, the G tiles that make one line of each destination row land in a line-wide
+/// buffer, and the T lines go out by streaming stores, each whole and at once. A last step
+/// short of T rows moves its elements one at a time. `ahead` (if not 0): each step asks for its
+/// source rows' lines that far (bytes) past the ones it reads (see transpose_prefetch_distance).
+/// Each step reads a piece of every source row of the unit, so a unit's rows (each a stream of
+/// its own) all have misses in flight at once, where transpose_buffered reads T of them a
+/// whole block of B at a time. On a 2-core Zen 3 VM (AVX2), fp32, GB/s, medians of 5
+/// alternated runs of bench/, 1 thread (2 in brackets), transpose_buffered -> this:
+/// (4096,4096).t() 7.3 -> 11.6 (12.8 -> 19.6), (112,45,8,104).permute(3,2,1,0) 11.2 -> 19.6
+/// (21.0 -> 25.8), FLUX pack (4,16,256,256) 17.5 -> 27.2 (33.6 -> 45.9). Source rows close
+/// together are one stream that transpose_buffered reads in order: this way lost there (FLUX
+/// unpack (4,16,256,256), rows 256 bytes apart, 11.1 -> 8.1; (37,30,8,12,39).permute(4,0,1,2,3),
+/// 156 bytes, 15.4 -> 10.5). Tiles streaming their half lines straight from registers ran
+/// (4096,4096).t() at 12 GB/s against 14-15 this way, but for seconds at a time fell to 4.8 (a
+/// line left half-written is flushed in part), where this way never went under 12 in 24 runs.
+/// @pre na a multiple of 64 / E; every destination row 64-byte aligned (use_streaming_stores
+/// sees to both).
+template <int E>
+void transpose_stream_lines(const char* s, char* dcol, const index_t* offA, const index_t* offB, index_t na,
+                            index_t b_begin, index_t b_end, index_t ahead, index_t s_step) {
+  constexpr int T = micro<E>::T, L = 64 / E, G = L / T;  // L: elements per line
+  static_assert(T > 1 && L % T == 0);
+  alignas(64) char buf[T * 64];
+  index_t b = b_begin;
+  for (; b + T <= b_end; b += T) {
+    const char* const sb = s + b * E;
+    char* drows[T];
+    for (int i = 0; i < T; ++i) drows[i] = dcol + offB[b + i];
+    for (index_t a = 0; a < na; a += L) {
+      if (ahead != 0)
+        for (int j = 0; j < L; ++j) prefetch_line(sb + offA[a + j] + ahead);
+      for (int g = 0; g < G; ++g) {
+        char* const out = buf + g * T * E;
+        if (s_step != 0) {
+          const char* const s0 = sb + offA[a + g * T];
+          micro<E>::tile([&](int i) { return s0 + i * s_step; }, [&](int i) { return out + i * 64; });
+        } else {
+          micro<E>::tile([&](int i) { return sb + offA[a + g * T + i]; }, [&](int i) { return out + i * 64; });
+        }
+      }
+      for (int i = 0; i < T; ++i) copy_nt_blocks(buf + i * 64, drows[i] + a * E, 64);
+    }
+  }
+  // the last rows, fewer than T: element by element into the buffer
+  // (i < T - 1 too: g++ cannot see that rows < T, and warns of writes past buf)
+  const int rows = static_cast<int>(b_end - b);
+  for (index_t a = 0; rows > 0 && a < na; a += L) {
+    for (int j = 0; j < L; ++j)
+      for (int i = 0; i < rows && i < T - 1; ++i) copy_elem<E>(s + (b + i) * E + offA[a + j], buf + i * 64 + j * E);
+    for (int i = 0; i < rows && i < T - 1; ++i) copy_nt_blocks(buf + i * 64, dcol + offB[b + i] + a * E, 64);
   }
 }
 
@@ -485,8 +540,9 @@ inline bool transpose_unit_lines(const engine_plan& p, const char* s, char* d, c
 
 /// One work unit of a transpose: A indices [a_begin, a_end) (see split_group_a), B indices
 /// [b_begin, b_end). offA, offB: the offsets of every index of A (source side) and of B
-/// (destination side), from group_offsets. NT: the plan streams, hence is buffered
-/// (transpose_buffered); otherwise tiles land in place. `ahead`: see transpose_tiles.
+/// (destination side), from group_offsets. NT: the plan streams, through a buffer
+/// (transpose_stream_lines where source rows lie far apart, else transpose_buffered);
+/// otherwise tiles land in place. `ahead`: see transpose_tiles.
 template <int E, bool NT>
 void transpose_block(const engine_plan& p, const char* s, char* d, const index_t* offA_all, const index_t* offB,
                      index_t a_begin, index_t a_end, index_t b_begin, index_t b_end, index_t ahead = 0) {
@@ -503,9 +559,21 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
     index_t head = 0;
     constexpr index_t W = index_t{micro<E>::T} * E;
     if constexpr (micro<E>::T > 1 && W >= 16 && W <= 64) head = aligned_head(p, dcol + offB[b_begin], E, W);
+    // Far-apart source rows past the caches (ahead != 0) sweep A per tile row of B even where
+    // destination rows are evenly spaced: many rows' misses in flight at once (as in
+    // transpose_stream_lines). On a 2-core Zen 3 VM, fp32, GB/s, medians of 7 alternated runs
+    // of bench/, 1 thread (2 in brackets): (394,69,154).permute(1,2,0) 7.4 -> 11.8
+    // (15.2 -> 21.0), (86,59,45,18).permute(1,2,3,0) 8.9 -> 12.5 (18.5 -> 24.5),
+    // (65,58,1119).permute(2,1,0) 10.4 -> 10.2 (18.1 -> 21.5).
     transpose_tiles<E>(s, offA, na, b_begin, b_end, [&](index_t b) { return dcol + offB[b]; }, head,
-                       p.na == 1 ? p.ga[0].ss : 0, p.nb == 1 ? p.gb[0].ds : 0, false, ahead);
+                       p.na == 1 ? p.ga[0].ss : 0, p.nb == 1 && ahead == 0 ? p.gb[0].ds : 0, false, ahead);
   } else {
+    if constexpr (micro<E>::T > 1 && 64 % (micro<E>::T * E) == 0) {
+      if (far_source_rows(p)) {
+        transpose_stream_lines<E>(s, dcol, offA, offB, na, b_begin, b_end, ahead, p.na == 1 ? p.ga[0].ss : 0);
+        return;
+      }
+    }
     transpose_buffered<E>(s, dcol, offA, offB, na, b_begin, b_end, ahead);
   }
 }

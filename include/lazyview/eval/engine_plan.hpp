@@ -129,6 +129,13 @@ inline constexpr index_t transpose_slice_bytes = 4096;
 /// iterations and a narrow A still splits over threads (the order of blocks and chunks: see
 /// run_engine).
 inline constexpr index_t transpose_chunk_b = 256;
+/// Source rows of consecutive A indices this far apart (bytes) or more are each a stream of their
+/// own, more at once than the hardware prefetchers follow (see transpose_prefetch_distance and
+/// kernels::transpose_stream_lines); closer ones are read as one stream.
+inline constexpr index_t far_row_bytes = 1024;
+inline bool far_source_rows(const engine_plan& p) {
+  return p.kind == engine_plan::transpose && (p.ga[0].ss < 0 ? -p.ga[0].ss : p.ga[0].ss) >= far_row_bytes;
+}
 
 /// Gathered runs (engine_plan::gather, kernels::gather_runs): the buffer streams out this many
 /// bytes at a time; runs up to gather_max_run_bytes gather; each asks for the source lines of

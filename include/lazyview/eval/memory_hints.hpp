@@ -271,9 +271,8 @@ inline bool prefetch_rows(const engine_plan& p) {
 inline constexpr index_t transpose_prefetch_threshold = index_t{12} << 20;
 inline constexpr index_t transpose_prefetch_bytes = 512;
 inline index_t transpose_prefetch_distance(const engine_plan& p) {
-  if (p.kind != engine_plan::transpose || kernels::tile_of(p.elem) == 1) return 0;
-  const index_t st = p.ga[0].ss < 0 ? -p.ga[0].ss : p.ga[0].ss;
-  if (st < 1024 || p.transpose_bytes() < transpose_prefetch_threshold) return 0;
+  if (!far_source_rows(p) || kernels::tile_of(p.elem) == 1 || p.transpose_bytes() < transpose_prefetch_threshold)
+    return 0;
   return transpose_prefetch_bytes;
 }
 
