@@ -248,7 +248,7 @@ void transpose_buffered(const char* s, char* dcol, const index_t* offA, const in
 /// sees to both).
 template <int E>
 void transpose_stream_lines(const char* s, char* dcol, const index_t* offA, const index_t* offB, index_t na,
-                            index_t b_begin, index_t b_end, index_t ahead, index_t s_step) {
+                            index_t b_begin, index_t b_end, index_t ahead) {
   constexpr int T = micro<E>::T, L = 64 / E, G = L / T;  // L: elements per line
   static_assert(T > 1 && L % T == 0);
   alignas(64) char buf[T * 64];
@@ -262,12 +262,7 @@ void transpose_stream_lines(const char* s, char* dcol, const index_t* offA, cons
         for (int j = 0; j < L; ++j) prefetch_line(sb + offA[a + j] + ahead);
       for (int g = 0; g < G; ++g) {
         char* const out = buf + g * T * E;
-        if (s_step != 0) {
-          const char* const s0 = sb + offA[a + g * T];
-          micro<E>::tile([&](int i) { return s0 + i * s_step; }, [&](int i) { return out + i * 64; });
-        } else {
-          micro<E>::tile([&](int i) { return sb + offA[a + g * T + i]; }, [&](int i) { return out + i * 64; });
-        }
+        micro<E>::tile([&](int i) { return sb + offA[a + g * T + i]; }, [&](int i) { return out + i * 64; });
       }
       for (int i = 0; i < T; ++i) copy_nt_blocks(buf + i * 64, drows[i] + a * E, 64);
     }
@@ -570,7 +565,7 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
   } else {
     if constexpr (micro<E>::T > 1 && 64 % (micro<E>::T * E) == 0) {
       if (far_source_rows(p)) {
-        transpose_stream_lines<E>(s, dcol, offA, offB, na, b_begin, b_end, ahead, p.na == 1 ? p.ga[0].ss : 0);
+        transpose_stream_lines<E>(s, dcol, offA, offB, na, b_begin, b_end, ahead);
         return;
       }
     }
