@@ -55,6 +55,9 @@ constexpr ival sv(index_t v) { return {v, true}; }
 /// A dynamic ival.
 constexpr ival dv(index_t v) { return {v, false}; }
 
+/// |x|: how far a stride steps, whichever way. Example: magnitude(-12) is 12.
+constexpr index_t magnitude(index_t x) { return x < 0 ? -x : x; }
+
 /// The ival of a size/dim/index argument: static for c<N>, dynamic for plain integers.
 template <int_like I>
 constexpr ival to_ival(I i) {

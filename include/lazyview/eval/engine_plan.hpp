@@ -134,7 +134,7 @@ inline constexpr index_t transpose_chunk_b = 256;
 /// kernels::transpose_stream_lines); closer ones are read as one stream.
 inline constexpr index_t far_row_bytes = 1024;
 inline bool far_source_rows(const engine_plan& p) {
-  return p.kind == engine_plan::transpose && (p.ga[0].ss < 0 ? -p.ga[0].ss : p.ga[0].ss) >= far_row_bytes;
+  return p.kind == engine_plan::transpose && magnitude(p.ga[0].ss) >= far_row_bytes;
 }
 
 /// Gathered runs (engine_plan::gather, kernels::gather_runs): the buffer streams out this many
@@ -171,7 +171,7 @@ inline index_t open_runs(const byte_loop* order, int n, index_t run_bytes, bool 
   index_t streams = 1;
   for (int k = n - 1; k >= 0; --k) {
     const index_t st = by_dst ? order[k].ss : order[k].ds;
-    if ((st < 0 ? -st : st) == run_bytes) break;
+    if (magnitude(st) == run_bytes) break;
     streams *= order[k].n;
   }
   return streams;

@@ -213,7 +213,7 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
 inline bool scattered_runs(const engine_plan& p) {
   if (p.kind != engine_plan::run || p.nouter == 0) return false;
   const index_t ds = p.outer[p.nouter - 1].ds;
-  return (ds < 0 ? -ds : ds) != p.run_bytes;
+  return magnitude(ds) != p.run_bytes;
 }
 
 /// How far ahead (bytes of destination) a run copy in place asks for the lines it will write:

@@ -97,7 +97,7 @@ struct mode_cursor {
 /// at most max_loops). Example: strides 4, -64, 16 -> -64, 16, 4.
 template <class Loop, class Stride>
 constexpr void sort_by_decreasing_stride(Loop* v, int n, Stride stride) {
-  auto mag = [&](const Loop& l) { const index_t s = stride(l); return s < 0 ? -s : s; };
+  auto mag = [&](const Loop& l) { return magnitude(stride(l)); };
   for (int i = 1; i < n; ++i) {
     const Loop x = v[i];
     int j = i - 1;
