@@ -3,6 +3,8 @@
 #define BOOST_TEST_MODULE oracle
 #include <boost/test/unit_test.hpp>
 
+// The one TU that compiles the engine (CMakeLists.txt builds the oracle with LAZYVIEW_SEPARATE_ENGINE).
+#define LAZYVIEW_ENGINE_IMPLEMENTATION
 #include <lazyview/lazyview.hpp>
 
 #include <stdexcept>

@@ -1,26 +1,14 @@
 #pragma once
 // copy() and contiguous(): fold both sides, plan once, run one fused loop nest.
 #include <cstdint>
-#include <new>
 #include <type_traits>
-#include <vector>
 
-#include "engine.hpp"
-#include "kernels.hpp"
-#include "nest.hpp"
+#include "engine_entry.hpp"
 #include "plan_memo.hpp"
 #include "tensor.hpp"
 #include "threads.hpp"
 
 namespace lazyview {
-
-/// Copies smaller than this stay on the calling thread, whatever threads{} asks: handing half to
-/// a worker costs a wake-up (about 20 us on the 2-core VM of docs/benchmarks.md, where FLUX pack
-/// fp32 at 2 threads against 1 took 30 us against 20 at 576 KiB, 37 against 44 at 1 MiB).
-#ifndef LAZYVIEW_SINGLE_THREAD_BYTES
-#define LAZYVIEW_SINGLE_THREAD_BYTES (index_t{1} << 20)
-#endif
-inline constexpr index_t single_thread_bytes = LAZYVIEW_SINGLE_THREAD_BYTES;
 
 /// The plan that writes a fold row-major into a fresh buffer of its sizes: what contiguous()
 /// runs and explain() shows. @pre src has its physical levels (physical(s)).
@@ -42,70 +30,21 @@ decltype(auto) chain_of(E& e) {
     return (e);
 }
 
-/// Runs an engine plan with its offset tables (off: null unless a transpose).
-template <class T>
-void run_engine_setup(const engine_plan& ep, const index_t* off, const T* src, T* dst, index_t bytes, threads th) {
-  const unsigned use = bytes < single_thread_bytes ? 1u : resolve_threads(th);
-  const char* s = reinterpret_cast<const char*>(src);
-  char* d = reinterpret_cast<char*>(dst);
-  const index_t* offB = off ? off + ep.nA : nullptr;
-  parallel_for(ep.work_units(), use, [&](index_t a, index_t b) { run_engine(ep, s, d, a, b, off, offB); });
-}
-
-/// Runs a plain plan; `keep`, when given, receives the engine's setup where it does
-/// not depend on the destination's address (no streaming stores at this size).
+/// Runs a plain plan of T elements (eval/engine_entry.hpp); `keep`: see run_plain.
 template <class T>
 void run_plain_plan(const loop_plan& p, const T* src, T* dst, threads th, engine_setup* keep = nullptr) {
-  const index_t bytes = p.numel * static_cast<index_t>(sizeof(T));
-  if (bytes <= nest_bytes) {
-    run_nest(p, reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst), static_cast<index_t>(sizeof(T)));
-    return;
-  }
-  // A transpose's row offsets, computed once: A's on the source side, then B's on the
-  // destination side (per work unit, A's cost 17% of the instructions of an in-cache FLUX pack).
-  // (on the stack where they fit: the heap's allocation and zeroing cost a small copy 10%.)
-  // Narrow transposes read neither table, whose long group can be millions of entries:
-  // (2000000,3).t() fp32 wrote a 16 MB table per call.
-  auto offsets = [&](const engine_plan& ep, index_t* room, std::vector<index_t>& heap) -> index_t* {
-    if (ep.kind != engine_plan::transpose || narrow_transpose(ep) != narrow_kind::none) return nullptr;
-    index_t* off = room;
-    if (ep.nA + ep.nB > engine_setup::max_offsets) {
-      heap.resize(static_cast<std::size_t>(ep.nA + ep.nB));
-      off = heap.data();
-    }
-    kernels::group_offsets(ep.ga, ep.na, true, off);
-    kernels::group_offsets(ep.gb, ep.nb, false, off + ep.nA);
-    return off;
-  };
-  std::vector<index_t> heap;
-  if (keep && bytes < never_streams_below) {
-    // Built where the memo keeps it (a plan is 2 KB; copying it in cost a missed call 3%).
-    static_assert(std::is_trivially_destructible_v<engine_plan>, "built over the old one without destroying it");
-    ::new (static_cast<void*>(&keep->ep)) engine_plan(make_engine_plan(p, static_cast<index_t>(sizeof(T))));
-    const index_t* off = offsets(keep->ep, keep->off, heap);
-    keep->valid = heap.empty();
-    run_engine_setup(keep->ep, off, src, dst, bytes, th);
-    return;
-  }
-  engine_plan ep = make_engine_plan(p, static_cast<index_t>(sizeof(T)));
-  use_streaming_stores(ep, dst, bytes);  // before the offsets: it may regroup A
-  index_t local[engine_setup::max_offsets];
-  run_engine_setup(ep, offsets(ep, local, heap), src, dst, bytes, th);
+  run_plain(p, reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst), static_cast<index_t>(sizeof(T)), th,
+            keep);
 }
 
 /// Runs a plan (sf: the source's physical fold, for the levels below a stacked plan).
 template <class T, int L1>
 void run_plan(const copy_plan& p, const fold_state<L1>& sf, const T* src, T* dst, threads th) {
-  if (p.plain()) {
+  if (p.plain())
     run_plain_plan(p, src, dst, th);
-    return;
-  }
-  const index_t bytes = p.numel * static_cast<index_t>(sizeof(T));
-  const unsigned use = bytes < single_thread_bytes ? 1u : resolve_threads(th);
-  parallel_for(outer_count(p), use, [&](index_t a, index_t b) {
-    run_general(p, sf.lv, sf.nlev - 1, reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst), sizeof(T),
-                a, b);
-  });
+  else
+    run_general_plan(p, sf.lv, sf.nlev - 1, reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst),
+                     static_cast<index_t>(sizeof(T)), th);
 }
 
 /// Plans and runs a copy; `keep(plan)` sees the plan first when it is plain (the memo's store),
@@ -235,7 +174,8 @@ template <class T, int K>
 bool run_memo(const plan_memo<K>& m, const index_t* key, const T* src, T* dst, threads th) {
   if (!m.valid || !same_key<K>(key, m.key) || spans_intersect(src, m.slo, m.shi, dst, m.dlo, m.dhi)) return false;
   if (m.engine.valid)
-    run_engine_setup(m.engine.ep, m.engine.ep.kind == engine_plan::transpose ? m.engine.off : nullptr, src, dst,
+    run_engine_setup(m.engine.ep, m.engine.ep.kind == engine_plan::transpose ? m.engine.off : nullptr,
+                     reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst),
                      m.plan.numel * static_cast<index_t>(sizeof(T)), th);
   else
     run_plain_plan(m.plan, src, dst, th);
