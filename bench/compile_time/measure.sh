@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Compile time of the FLUX pack/unpack chains (static and dynamic extents, evaluated into a new
 # tensor) with lazyview, Eigen Tensor and xtensor: `$CXX -std=c++20 -O2 -c FILE -I include`,
-# wall-clock median of N runs (default 5), one compile at a time.
+# wall-clock median of N runs (default 5), one compile at a time. lazyview's FLUX file is measured
+# twice: header-only, and with LAZYVIEW_SEPARATE_ENGINE, where one more TU compiles the engine
+# for all of a program's TUs (eval/engine_entry.hpp).
 #
 #   bench/compile_time/measure.sh [--markdown] [--runs N]
 #
@@ -26,6 +28,8 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 # A TU that only includes lazyview: how much of the time is the header itself.
 printf '#include <lazyview/lazyview.hpp>\n' > "$tmp/lazyview_include_only.cpp"
+# The engine compiled once (include/lazyview/eval/engine_entry.hpp): the one TU that holds it.
+printf '#define LAZYVIEW_ENGINE_IMPLEMENTATION\n#include <lazyview/lazyview.hpp>\n' > "$tmp/lazyview_engine.cpp"
 
 eigen_inc=""
 for d in /usr/include/eigen3 /usr/local/include/eigen3; do
@@ -36,7 +40,9 @@ echo '#include <xtensor/xtensor.hpp>' | "$cxx" -std=c++20 -fsyntax-only -x c++ -
 
 # name|file|extra flags
 cases=("lazyview (include only)|$tmp/lazyview_include_only.cpp|"
-       "lazyview FLUX pack+unpack, static+dynamic|$here/flux_lazyview.cpp|")
+       "lazyview FLUX pack+unpack, static+dynamic|$here/flux_lazyview.cpp|"
+       "the same, with LAZYVIEW_SEPARATE_ENGINE|$here/flux_lazyview.cpp|-DLAZYVIEW_SEPARATE_ENGINE"
+       "lazyview's engine, compiled once for all such TUs|$tmp/lazyview_engine.cpp|-DLAZYVIEW_SEPARATE_ENGINE")
 if [[ -n "$eigen_inc" ]]; then
   cases+=("Eigen Tensor FLUX pack+unpack, static+dynamic|$here/flux_eigen.cpp|-I $eigen_inc")
 else
