@@ -72,11 +72,16 @@ LAZYVIEW_ENGINE_LINKAGE void run_general_plan(const copy_plan& p, const level* l
 
 #if LAZYVIEW_ENGINE_DEFINED
 
+/// The threads a copy of `bytes` runs on: 1 under single_thread_bytes, else what th asks.
+inline unsigned threads_for(index_t bytes, threads th) {
+  return bytes < single_thread_bytes ? 1u : resolve_threads(th);
+}
+
 LAZYVIEW_ENGINE_LINKAGE void run_engine_setup(const engine_plan& ep, const index_t* off, const char* src, char* dst,
                                               index_t bytes, threads th) {
-  const unsigned use = bytes < single_thread_bytes ? 1u : resolve_threads(th);
   const index_t* offB = off ? off + ep.nA : nullptr;
-  parallel_for(ep.work_units(), use, [&](index_t a, index_t b) { run_engine(ep, src, dst, a, b, off, offB); });
+  parallel_for(ep.work_units(), threads_for(bytes, th),
+               [&](index_t a, index_t b) { run_engine(ep, src, dst, a, b, off, offB); });
 }
 
 LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char* dst, index_t elem, threads th,
@@ -120,9 +125,7 @@ LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char
 
 LAZYVIEW_ENGINE_LINKAGE void run_general_plan(const copy_plan& p, const level* lv, int nlev, const char* src,
                                               char* dst, index_t elem, threads th) {
-  const index_t bytes = p.numel * elem;
-  const unsigned use = bytes < single_thread_bytes ? 1u : resolve_threads(th);
-  parallel_for(outer_count(p), use, [&](index_t a, index_t b) {
+  parallel_for(outer_count(p), threads_for(p.numel * elem, th), [&](index_t a, index_t b) {
     run_general(p, lv, nlev, src, dst, static_cast<std::size_t>(elem), a, b);
   });
 }
