@@ -58,6 +58,9 @@ struct op {
   using tag = Tag;
   using diag_tag = typename Tag::diag_tag;
   static constexpr bool is_static = all_static_v<Tup>;
+  /// The op may turn the chain into a copy (reshape, flatten): from it on, the fold keeps the
+  /// physical side, and each op may stack a level (fold/fold.hpp's levels_of).
+  static constexpr bool may_copy = requires { requires Tag::may_copy; };
   template <int R>
   static constexpr int out_rank = Tag::template out_rank<R, Tup>;
 
@@ -128,6 +131,7 @@ struct view {
 struct reshape {
   using diag_tag = diag::op_reshape;
   static constexpr const char* name = "reshape";
+  static constexpr bool may_copy = true;
   template <int R, class Tup>
   static constexpr int out_rank = tuple_size_v<Tup>;
   template <int L>
@@ -178,6 +182,7 @@ struct t {
 struct flatten {
   using diag_tag = diag::op_flatten;
   static constexpr const char* name = "flatten";
+  static constexpr bool may_copy = true;
   template <int R, class Tup>
   static constexpr int out_rank = [] {
     if (R == 0) return 1;

@@ -12,8 +12,9 @@
 
 namespace lazyview {
 
-/// @tparam L capacity in levels; a chain of n ops never needs more than n + 1. L = 0 keeps
-///         PyTorch's side only (the physical side is never materialized): a dynamic op's check.
+/// @tparam L capacity in levels; a chain of n ops never needs more than n + 1, and one that
+///         stays a view needs one (fold.hpp's levels_of). L = 0 keeps PyTorch's side only (the
+///         physical side is never materialized): a dynamic op's check.
 template <int L>
 struct fold_state {
   shape_vec sizes;     ///< logical sizes
