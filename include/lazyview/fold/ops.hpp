@@ -3,6 +3,8 @@
 // then the geometry of fold/state.hpp. Each takes the values as the caller wrote them (dims may
 // be negative) and records the first error in s.error instead of throwing, so the same code
 // folds at compile time and at run time.
+#include <cstdint>
+
 #include "state.hpp"
 
 namespace lazyview {
@@ -109,18 +111,20 @@ template <int L>
 constexpr void op_permute(fold_state<L>& s, const shape_vec& dims) {
   const int r = s.rank();
   int p[max_rank]{};
-  bool seen[max_rank]{};
   for (int i = 0; i < r; ++i) {
     p[i] = detail::wrap(s, dims[i], r);
     if (s.error) return;
   }
+  // A bit set, not a bool array indexed by p[i]: g++ 12 -O3 could not see that p[i] >= 0 once
+  // wrap succeeded, and warned -Warray-bounds (tests/laws/laws_layout.cpp).
+  std::uint32_t seen = 0;
   for (int i = 0; i < r; ++i) {
-    if (seen[p[i]]) {
+    if (seen >> p[i] & 1u) {
       s.error.code = err::permute_duplicate;
       to_list(dims, s.error.a, s.error.na);
       return;
     }
-    seen[p[i]] = true;
+    seen |= 1u << p[i];
   }
   fold_permute(s, p);
 }
