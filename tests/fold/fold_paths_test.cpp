@@ -136,3 +136,35 @@ BOOST_AUTO_TEST_CASE(explain_names_the_copy_and_the_plan) {
   BOOST_TEST(s.find("[(2,6) -> (3,4):(1,3)]") != std::string::npos);
   BOOST_TEST(s.find("div/mod") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_CASE(level_capacity_counts_the_ops_from_the_first_that_may_copy) {
+  // A chain that stays a view folds with one level however long it is; from the first reshape
+  // or flatten on, each op may stack one (fold.hpp's levels_of).
+  auto b = iota(24);
+  auto x = from_blob(b.data(), {24});
+  using views = decltype(x.view(4, 6).t().unsqueeze(0).narrow(1, 0, 4).select(0, 0).slice(0, 1, 4, 2));
+  static_assert(levels_of<views> == 1);
+  using copies = decltype(x.view(4, 6).t().reshape(2, 12).t().reshape(6, 4));
+  static_assert(levels_of<copies> == 4);
+  using flat = decltype(x.view(4, 6).t().flatten<0, 1>().unsqueeze(0));
+  static_assert(levels_of<flat> == 3);
+  // A static prefix's capacity never exceeds its continuation's (widen() needs room for it).
+  auto s = from_blob<24>(b.data()).view<4, 6>().t().reshape<2, 12>();
+  static_assert(levels_of<decltype(s)> == 2 && levels_of<decltype(s.t().reshape(6, 4))> == 4);
+
+  // The chains that stack most stay within their capacity and give the op-by-op values.
+  auto deep = x.view(4, 6).t().reshape(2, 12).t().reshape(6, 4).t().reshape(8, 3).t().reshape(4, 6);
+  const auto f = fold(deep);
+  BOOST_TEST(f.nlev >= 2);
+  BOOST_TEST(f.nlev <= decltype(f)::capacity);
+  auto s1 = x.view(4, 6).t().contiguous();
+  auto s2 = s1.reshape(2, 12).t().contiguous();
+  auto s3 = s2.reshape(6, 4).t().contiguous();
+  auto s4 = s3.reshape(8, 3).t().contiguous();
+  same_values(deep, s4.reshape(4, 6).contiguous());
+  auto mixed = s.t().reshape(6, 4).t();
+  BOOST_TEST(fold(mixed).nlev <= decltype(fold(mixed))::capacity);
+  auto m1 = from_blob(b.data(), {24}).view(4, 6).t().contiguous();
+  auto m2 = m1.reshape(2, 12).t().contiguous();
+  same_values(mixed, m2.reshape(6, 4).t().contiguous());
+}

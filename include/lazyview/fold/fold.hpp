@@ -21,9 +21,9 @@ namespace detail {
 
 /// One level for the base, plus one per op from the first that may copy on: only a copying
 /// reshape starts the physical side (materialize), and only an op that runs on it stacks a level,
-/// at most one each. A chain that stays a view needs one, whatever its length: its fold (and a
-/// copy's) then sets up one level instead of one per op, which was about half the cost of folding
-/// a dynamic 5-op view chain (7 levels, 42 stores).
+/// at most one each (a level stacked by push_level is flat, so the realignment after it never
+/// needs another). A chain that stays a view needs one, whatever its length: folding a dynamic
+/// 5-op view chain no longer sets up 6 levels it never uses (76 -> 46 instructions, callgrind).
 /// Example: view.permute.select.slice.unsqueeze -> 1; view.permute.reshape -> 2; reshape.permute -> 3.
 template <class E>
 constexpr int levels_needed() {
