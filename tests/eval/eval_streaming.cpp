@@ -114,13 +114,23 @@ BOOST_AUTO_TEST_CASE(streaming_transpose_and_pack) {
 
 // Streamed transposes go out a line at a time where their source rows lie far apart
 // (far_source_rows: (1024,1024).t() and the element sizes above, rows 1031 to 4096 bytes
-// apart), and through the buffer of 32 rows of B where they lie close together: FLUX unpack
-// (4,16,256,256) fp32 and (8,16,256,256) in 2-byte elements, source rows 256 and 128 bytes
-// apart, values at 1 and 2 threads.
+// apart). Where they lie close together, a unit takes A whole when its destination rows are
+// short and B is whole steps of a tile (whole_stream_rows), and goes out a line at a time too:
+// FLUX unpack (4,16,256,256) fp32 and (8,16,256,256) in 2-byte elements, source rows 256 and
+// 128 bytes apart, destination rows of 1 KiB and 512 bytes. Otherwise a unit writes 128 bytes
+// of each row through the buffer of 32 rows of B: (65536,50).t() fp32, 12.5 MiB, whose A is
+// 256 KiB of each row and whose B ends in a tile moved back. Values at 1 and 2 threads.
 BOOST_AUTO_TEST_CASE(streaming_close_source_rows) {
   std::vector<float> in(1);
   tensor<float, 1> out({64});
   BOOST_TEST(far_source_rows(streaming_plan(from_blob(in.data(), {1024, 1024}).t(), out.data())));
+  {
+    const engine_plan ep = streaming_plan(from_blob(in.data(), {65536, 50}).t(), out.data());
+    BOOST_TEST((ep.kind == engine_plan::transpose && ep.nt == kernels::have_nt && !far_source_rows(ep)));
+    BOOST_TEST(!whole_stream_rows(ep));
+    if (ep.nt && !line_tiles_fit(ep)) BOOST_TEST(ep.block_a * ep.elem == transpose_block_bytes);
+    streaming_transpose<float>(65536, 50);
+  }
   const auto check = [&]<class T>(T, index_t B) {
     const index_t Ch = 16, H = 256, W = 256;
     std::vector<T> x(static_cast<std::size_t>(B * Ch * H * W));
@@ -134,6 +144,9 @@ BOOST_AUTO_TEST_CASE(streaming_close_source_rows) {
     use_streaming_stores(ep, y.data(), B * Ch * H * W * index_t{sizeof(T)});
     BOOST_TEST((ep.kind == engine_plan::transpose && ep.nt == kernels::have_nt && !far_source_rows(ep)),
                sizeof(T) << "-byte unpack");
+    // (targets with whole-line tiles keep their own units: line_tiles)
+    if (ep.nt && !line_tiles_fit(ep))
+      BOOST_TEST((whole_stream_rows(ep) && ep.blocks_a == 1 && ep.block_a == ep.nA), sizeof(T) << "-byte unpack");
     for (unsigned th : {1u, 2u}) {
       std::fill_n(y.data(), B * Ch * H * W, T{});
       copy(e, y, threads{th});

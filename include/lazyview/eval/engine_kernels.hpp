@@ -239,9 +239,11 @@ void transpose_buffered(const char* s, char* dcol, const index_t* offA, const in
 /// alternated runs of bench/, 1 thread (2 in brackets), transpose_buffered -> this:
 /// (4096,4096).t() 7.3 -> 11.6 (12.8 -> 19.6), (112,45,8,104).permute(3,2,1,0) 11.2 -> 19.6
 /// (21.0 -> 25.8), FLUX pack (4,16,256,256) 17.5 -> 27.2 (33.6 -> 45.9). Source rows close
-/// together are one stream that transpose_buffered reads in order: this way lost there (FLUX
-/// unpack (4,16,256,256), rows 256 bytes apart, 11.1 -> 8.1; (37,30,8,12,39).permute(4,0,1,2,3),
-/// 156 bytes, 15.4 -> 10.5). Tiles streaming their half lines straight from registers ran
+/// together are one stream that transpose_buffered reads in order: this way lost there in units
+/// of 128 bytes of each destination row (FLUX unpack (4,16,256,256), rows 256 bytes apart,
+/// 11.1 -> 8.1; (37,30,8,12,39).permute(4,0,1,2,3), 156 bytes, 15.4 -> 10.5), and wins where a
+/// unit writes its rows whole (whole_stream_rows, eval/memory_hints.hpp). Tiles streaming
+/// their half lines straight from registers ran
 /// (4096,4096).t() at 12 GB/s against 14-15 this way, but for seconds at a time fell to 4.8 (a
 /// line left half-written is flushed in part), where this way never went under 12 in 24 runs.
 /// @pre na a multiple of 64 / E; every destination row 64-byte aligned (use_streaming_stores
@@ -564,7 +566,7 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
                        p.na == 1 ? p.ga[0].ss : 0, p.nb == 1 && ahead == 0 ? p.gb[0].ds : 0, false, ahead);
   } else {
     if constexpr (micro<E>::T > 1 && 64 % (micro<E>::T * E) == 0) {
-      if (far_source_rows(p)) {
+      if (far_source_rows(p) || na * E > transpose_block_bytes) {  // (see whole_stream_rows)
         transpose_stream_lines<E>(s, dcol, offA, offB, na, b_begin, b_end, ahead);
         return;
       }

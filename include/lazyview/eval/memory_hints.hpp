@@ -88,6 +88,26 @@ inline constexpr index_t nt_rows_long_row_bytes = 1024;
 /// threads where B is short ((2000,500,6).permute(1,0,2) has one chunk of B at 256 a chunk).
 inline constexpr index_t odd_rows_unit_bytes = index_t{64} << 10;
 
+/// Whether a streamed transpose's units take group A whole: source rows close together (one
+/// stream), destination rows of at most transpose_direct_bytes, and a tile kernel that
+/// transpose_stream_lines can run (whole-line tiles, where the target has them, keep their own
+/// units). Each unit then writes every row it touches whole, a line at a time from T rows of B
+/// (transpose_stream_lines), instead of 128 bytes of each of its B rows from a buffer, the other
+/// pieces left to the units after it (transpose_buffered). FLUX unpack: 32 rows of 1 KiB, 1 KiB
+/// and 256 KiB apart, written whole rather than in 8 visits of 128 bytes. B must be whole
+/// steps of T rows: transpose_stream_lines moves a last step short of T one element at a time
+/// ((6,19,19,9,16,13).permute(2,5,1,0,3,4), B = 13 of T = 8, lost 16.7 -> 14.9 taken whole).
+/// On a 2-core Zen 3 VM (AVX2), GB/s, medians of 3 alternated runs of bench/, 1 thread (2 in
+/// brackets): FLUX unpack fp32 (16,16,256,256) 9.2 -> 12.7 (17.5 -> 22.3), (4,16,256,256)
+/// 11.9 -> 13.7 (23.4 -> 27.9), bf16 (16,16,256,256) 9.9 -> 11.1 (18.4 -> 19.5). Permutations
+/// whose A is long lose with wider blocks ((37,30,8,12,39).permute(4,0,1,2,3), A = 106560:
+/// 20.0 -> 17.4 at 1 KiB), so a longer A keeps blocks of transpose_block_bytes.
+inline bool whole_stream_rows(const engine_plan& e) {
+  const index_t T = kernels::tile_of(e.elem);
+  return !far_source_rows(e) && !line_tiles_fit(e) && T > 1 && 64 % (T * e.elem) == 0 && e.nB % T == 0 &&
+         e.nA * e.elem <= transpose_direct_bytes;
+}
+
 /// Long runs stream when they start 32-byte aligned (copy_nt stores any head and tail plainly).
 /// Runs up to gather_max_run_bytes that lie back to back in the destination are gathered
 /// instead (engine_plan::gather): taken in destination order into a buffer whose whole lines
@@ -195,7 +215,8 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
     for (int k = 0; k < e.nb; ++k) aligned = aligned && e.gb[k].ds % 64 == 0;
     if (aligned) {
       e.nt = true;
-      split_group_a(e, transpose_block_bytes, std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
+      split_group_a(e, whole_stream_rows(e) ? e.nA * e.elem : transpose_block_bytes,
+                    std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
       return;
     }
     if (!line_tiles_fit(e) || e.block_a * e.elem < nt_rows_min_bytes) return;
