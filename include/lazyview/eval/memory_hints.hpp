@@ -97,11 +97,12 @@ inline constexpr index_t odd_rows_unit_bytes = index_t{64} << 10;
 /// and 256 KiB apart, written whole rather than in 8 visits of 128 bytes. B must be whole
 /// steps of T rows: transpose_stream_lines moves a last step short of T one element at a time
 /// ((6,19,19,9,16,13).permute(2,5,1,0,3,4), B = 13 of T = 8, lost 16.7 -> 14.9 taken whole).
-/// On a 2-core Zen 3 VM (AVX2), GB/s, medians of 3 alternated runs of bench/, 1 thread (2 in
-/// brackets): FLUX unpack fp32 (16,16,256,256) 9.2 -> 12.7 (17.5 -> 22.3), (4,16,256,256)
-/// 11.9 -> 13.7 (23.4 -> 27.9), bf16 (16,16,256,256) 9.9 -> 11.1 (18.4 -> 19.5). Permutations
-/// whose A is long lose with wider blocks ((37,30,8,12,39).permute(4,0,1,2,3), A = 106560:
-/// 20.0 -> 17.4 at 1 KiB), so a longer A keeps blocks of transpose_block_bytes.
+/// On a 2-core Zen 3 VM (AVX2), GB/s, the range of 3 alternated runs of bench/ (each a median
+/// of 3), 1 thread (2 in brackets): FLUX unpack fp32 (16,16,256,256) 9.1-9.7 -> 9.9-12.9
+/// (15.7-18.5 -> 19.8-25.2), (4,16,256,256) 10.7-12.3 -> 12.0-14.7 (20.5-23.8 -> 22.6-29.7),
+/// bf16 (16,16,256,256) 9.5-9.9 -> 10.3-11.4. Permutations whose A is long lost with wider
+/// blocks ((37,30,8,12,39).permute(4,0,1,2,3), A = 106560: 20.0 -> 17.4 in blocks of 1 KiB),
+/// so a longer A keeps blocks of transpose_block_bytes.
 inline bool whole_stream_rows(const engine_plan& e) {
   const index_t T = kernels::tile_of(e.elem);
   return !far_source_rows(e) && !line_tiles_fit(e) && T > 1 && 64 % (T * e.elem) == 0 && e.nB % T == 0 &&
