@@ -565,7 +565,7 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
     transpose_tiles<E>(s, offA, na, b_begin, b_end, [&](index_t b) { return dcol + offB[b]; }, head,
                        p.na == 1 ? p.ga[0].ss : 0, p.nb == 1 && ahead == 0 ? p.gb[0].ds : 0, false, ahead);
   } else {
-    if constexpr (micro<E>::T > 1 && 64 % (micro<E>::T * E) == 0) {
+    if constexpr (stream_lines_fit(E)) {
       if (far_source_rows(p) || na * E > transpose_block_bytes) {  // (see whole_stream_rows)
         transpose_stream_lines<E>(s, dcol, offA, offB, na, b_begin, b_end, ahead);
         return;

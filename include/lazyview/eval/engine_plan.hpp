@@ -88,6 +88,15 @@ constexpr int tile_of(int E) {
   }
 }
 
+/// Whether kernels::transpose_stream_lines runs E-byte elements on this target: a tile kernel
+/// whose tile rows divide a cache line. transpose_block dispatches on it and whole_stream_rows
+/// (eval/memory_hints.hpp) widens blocks past the buffered kernel's rows only where it holds,
+/// so the two cannot disagree.
+constexpr bool stream_lines_fit(int E) {
+  const int T = tile_of(E);
+  return T > 1 && 64 % (T * E) == 0;
+}
+
 /// Tile size of the whole-line streaming kernel for E-byte elements (1: none on this target).
 constexpr int line_tile_of(int E) {
   switch (E) {

@@ -104,9 +104,8 @@ inline constexpr index_t odd_rows_unit_bytes = index_t{64} << 10;
 /// blocks ((37,30,8,12,39).permute(4,0,1,2,3), A = 106560: 20.0 -> 17.4 in blocks of 1 KiB),
 /// so a longer A keeps blocks of transpose_block_bytes.
 inline bool whole_stream_rows(const engine_plan& e) {
-  const index_t T = kernels::tile_of(e.elem);
-  return !far_source_rows(e) && !line_tiles_fit(e) && T > 1 && 64 % (T * e.elem) == 0 && e.nB % T == 0 &&
-         e.nA * e.elem <= transpose_direct_bytes;
+  return !far_source_rows(e) && !line_tiles_fit(e) && kernels::stream_lines_fit(e.elem) &&
+         e.nB % kernels::tile_of(e.elem) == 0 && e.nA * e.elem <= transpose_direct_bytes;
 }
 
 /// Long runs stream when they start 32-byte aligned (copy_nt stores any head and tail plainly).
