@@ -1,8 +1,9 @@
 // Transposes in whole-line tiles (kernels::transpose_lines, AVX-512): which plans take them and
 // which of those ask for the next unit's source lines; values of an in-place plan that asks
 // (past transpose_prefetch_threshold, source rows close together), and of partial tiles (B
-// under a tile) in place and streamed. Elsewhere no plan takes them,
-// and the values test runs the older tiles.
+// under a tile) in place and streamed. Elsewhere no plan takes them in place; rows that do not
+// start on a line stream through the same buffer (nt_rows) from the register tiles
+// (kernels::rows_tile_of), and the values tests run those.
 #include "eval_common.hpp"
 
 namespace evaltest {
@@ -87,11 +88,21 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
     BOOST_TEST(lv::prefetch_next_unit(big) == (have && big.nt));
     // Rows that do not start on a line stream through the buffer (nt_rows) where the rows of a
     // unit are 256 bytes or more, whatever the destination's own alignment; not far-row plans.
+    // Any target with tiles for 4- and 8-byte elements does: whole-line tiles, or register tiles
+    // where B is two of them (B = 17 here); with register tiles, not B = 8, a single one.
+    bool const rows_tiles = lv::kernels::rows_tile_of(4) > 1 && lv::kernels::rows_tile_of(8) > 1;
+    BOOST_TEST((!have || rows_tiles));
+    bool const stream_rows = rows_tiles && lv::kernels::have_nt;
     for (int const mis : {0, 1}) {
         lv::engine_plan rows = plan_of(lv::from_blob(x, {449, 551, 17}).permute(2, 0, 1), 4);
         lv::use_streaming_stores(rows, out.data() + mis, index_t{449} * 551 * 17 * 4);
-        BOOST_TEST((rows.nt == (have && lv::kernels::have_nt) && rows.nt_rows == rows.nt));
+        BOOST_TEST((rows.nt == stream_rows && rows.nt_rows == rows.nt));
+        BOOST_TEST(lv::prefetch_next_unit(rows) == rows.nt_rows);
     }
+    lv::engine_plan one_tile = plan_of(lv::from_blob(x, {278, 17, 102, 8}).permute(0, 3, 1, 2), 4);
+    BOOST_TEST((one_tile.nB == 8 && one_tile.nA == 1734));
+    lv::use_streaming_stores(one_tile, out.data() + 1, index_t{278} * 17 * 102 * 8 * 4);
+    BOOST_TEST(one_tile.nt_rows == (stream_rows && (have || lv::kernels::rows_tile_of(4) < 8)));
     lv::engine_plan far_nt = plan_of(lv::from_blob(x, {65, 58, 1119}).permute(2, 1, 0), 4);
     lv::use_streaming_stores(far_nt, out.data(), index_t{65} * 58 * 1119 * 4);
     BOOST_TEST((!far_nt.nt && !far_nt.nt_rows));
@@ -102,12 +113,12 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
     lv::engine_plan far_long = plan_of(lv::from_blob(x, {394, 69, 154}).permute(1, 2, 0), 4);
     BOOST_TEST(lv::transpose_prefetch_distance(far_long) > 0);
     lv::use_streaming_stores(far_long, out.data(), index_t{394} * 69 * 154 * 4);
-    BOOST_TEST((far_long.nt_rows == (have && lv::kernels::have_nt)));
+    BOOST_TEST(far_long.nt_rows == stream_rows);
     BOOST_TEST((!far_long.nt_rows || (far_long.blocks_a == 4 && far_long.block_a * 4 <= lv::nt_rows_block_bytes)));
     lv::engine_plan scat = plan_of(lv::from_blob(x, {2047, 2049}).t(), 4);
     BOOST_TEST(lv::scattered_transpose(scat));
     lv::use_streaming_stores(scat, out.data(), index_t{2047} * 2049 * 4);
-    BOOST_TEST((scat.nt_rows == (have && lv::kernels::have_nt)));
+    BOOST_TEST(scat.nt_rows == stream_rows);
     lv::engine_plan small = plan_of(lv::from_blob(x, {1000, 1000}).t(), 4);
     BOOST_TEST(lv::scattered_transpose(small));
     lv::use_streaming_stores(small, out.data(), index_t{1000} * 1000 * 4);

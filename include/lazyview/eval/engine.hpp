@@ -40,7 +40,7 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   const index_t ahead = run_prefetch_distance(p);
   const bool rows_ahead = prefetch_rows(p);
   const index_t src_ahead = transpose_prefetch_distance(p);
-  const bool lines = line_tiles(p), ask_next = prefetch_next_unit(p);
+  const bool lines = line_tiles(p) || p.nt_rows, ask_next = prefetch_next_unit(p);
   const narrow_kind narrow = narrow_transpose(p);
   const index_t nt_head = scattered_runs(p) ? 64 : 32;  // see copy_nt
   // nt_rows: a line per row of the widest chunk of B (kernels::line_carry; at most 511 rows,
@@ -131,7 +131,7 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
               bool out = k + 1 < k_last && blk + 1 < p.blocks_a;
               if (out) {
                 const kernels::unit_source after = unit(k + 1, s);
-                out = after.a1 - after.a0 >= kernels::line_tile_of(p.elem);
+                out = after.a1 - after.a0 >= kernels::rows_tile_of(p.elem);
               }
               carry = {carry_rows.get(), b_begin, k > k_first && blk > 0, out};
             }

@@ -430,15 +430,21 @@ inline void gather_runs(const engine_plan& p, const char* s, char* d, const inde
 /// rows and 19-20 with requests 512 bytes ahead along each row (a streaming copy: 40-50).
 /// A unit of fewer than T indices of B (at least T / 2: see line_tiles) runs as one step of
 /// partial tiles, which read and write only its rows.
-/// @pre na = a_end - a_begin >= T and b_end - b_begin >= T / 2; with stream, na a multiple of T
-/// and every destination row 64-byte aligned (use_streaming_stores sees to both); with
-/// stream_rows, na * E <= transpose_direct_bytes.
+/// Targets without whole-line tiles run stream_rows only, with the register tiles of micro<E>
+/// (kernels::rows_tile_of): their rows are part of a line, which the buffer assembles.
+/// @pre na = a_end - a_begin >= T and b_end - b_begin >= T / 2 (register tiles: >= T); with
+/// stream, na a multiple of T and every destination row 64-byte aligned (use_streaming_stores
+/// sees to both); with stream_rows, na * E <= transpose_direct_bytes.
 template <int E, line_out Out>
 void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t* offA, const index_t* offB,
                      index_t a_begin, index_t a_end, index_t b_begin, index_t b_end, const unit_source& next,
                      const line_carry& carry = {}) {
-  constexpr int T = line_micro<E>::T;
-  static_assert(T * E == 64);
+  // Register tiles (no whole-line tiles on this target) only through the buffer: their rows are
+  // part of a line. A last step short of T rows is then a whole tile moved back, whose rows
+  // done already are not streamed again.
+  constexpr bool Wide = line_micro<E>::T > 1;
+  constexpr int T = Wide ? line_micro<E>::T : micro<E>::T;
+  static_assert(Wide ? T * E == 64 : (T > 1 && Out == line_out::stream_rows));
   constexpr bool NT = Out == line_out::stream;
   constexpr bool Rows = Out == line_out::stream_rows;
   constexpr index_t buf_row = transpose_direct_bytes + 64;
@@ -458,33 +464,39 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
       for (const char* q = row - (reinterpret_cast<std::uintptr_t>(row) & 63); q < end; q += 64) prefetch_line(q);
     }
   };
-  // rows b, b+1, ... b+rows-1 of B across the unit's A
-  const auto step_at = [&]<bool Part>(index_t b, int rows) {
+  // rows b, b+1, ... b+rows-1 of B across the unit's A; rows [0, skip) land in the buffer
+  // but do not go out (register tiles' last step, moved back)
+  const auto step_at = [&]<bool Part>(index_t b, int rows, int skip = 0) {
     char* drows[T];
     char* brows[T];  // Rows: where each row lands in the buffer
     for (int i = 0; i < rows; ++i) {
       drows[i] = dcol + offB[b + i];
       if constexpr (Rows) {
         brows[i] = buf + i * buf_row + (reinterpret_cast<std::uintptr_t>(drows[i]) & 63);
-        if (carry.in) std::memcpy(buf + i * buf_row, carry.rows + (b + i - carry.b0) * 64, 64);
+        if (carry.in && i >= skip) std::memcpy(buf + i * buf_row, carry.rows + (b + i - carry.b0) * 64, 64);
       }
     }
     char* const* const to = Rows ? brows : drows;
     const char* const sb = s + b * E;
     for_tiles_a<T>(na, head, [&](index_t a) {
       const index_t dof = a * E;
-      line_micro<E>::template tile<NT, Part>([&](int i) { return sb + oa[a + i]; },
-                                             [&](int i) { return to[i] + dof; }, rows);
+      if constexpr (Wide)
+        line_micro<E>::template tile<NT, Part>([&](int i) { return sb + oa[a + i]; },
+                                               [&](int i) { return to[i] + dof; }, rows);
+      else
+        micro<E>::tile([&](int i) { return sb + oa[a + i]; }, [&](int i) { return to[i] + dof; });
     });
     if constexpr (Rows)
-      for (int i = 0; i < rows; ++i)
+      for (int i = skip; i < rows; ++i)
         stream_row(buf + i * buf_row, drows[i], na * E, carry.in,
                    carry.out ? carry.rows + (b + i - carry.b0) * 64 : nullptr);
   };
-  if (b_end - b_begin < T) {
-    ask(0);
-    step_at.template operator()<true>(b_begin, static_cast<int>(b_end - b_begin));
-    return;
+  if constexpr (Wide) {  // (register tiles: b_end - b_begin >= T, see transpose_unit_lines)
+    if (b_end - b_begin < T) {
+      ask(0);
+      step_at.template operator()<true>(b_begin, static_cast<int>(b_end - b_begin));
+      return;
+    }
   }
   // A last step short of T rows: in place, a whole tile moved back over rows done already
   // (stored again while cached); streamed, a partial tile, since rows stored twice would go to
@@ -495,6 +507,8 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
       step_at.template operator()<false>(b, T);
     else if constexpr (Out == line_out::in_place)
       step_at.template operator()<false>(b_end - T, T);
+    else if constexpr (!Wide)
+      step_at.template operator()<false>(b_end - T, T, static_cast<int>(T - (b_end - b)));
     else
       step_at.template operator()<true>(b, static_cast<int>(b_end - b));
     if (b + T >= b_end) break;
@@ -529,8 +543,20 @@ inline bool transpose_unit_lines(const engine_plan& p, const char* s, char* d, c
     else
       transpose_lines<8, line_out::in_place>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
     return true;
+  } else if constexpr (rows_tile_of(4) > 1 && rows_tile_of(8) > 1) {
+    // register tiles: only nt_rows plans come here (line_tiles() is false on this target);
+    // a unit under a tile of A or of B runs in place (B: never, chunks of B are of
+    // transpose_chunk_b or all of a B of two tiles at least, rows_tiles_fit)
+    const unit_source& c = cur;
+    const index_t T = rows_tile_of(p.elem);
+    if (!p.nt_rows || c.a1 - c.a0 < T || c.b1 - c.b0 < T) return false;
+    if (p.elem == 4)
+      transpose_lines<4, line_out::stream_rows>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next, carry);
+    else
+      transpose_lines<8, line_out::stream_rows>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next, carry);
+    return true;
   } else {
-    (void)p, (void)s, (void)d, (void)offA, (void)offB, (void)cur, (void)next;
+    (void)p, (void)s, (void)d, (void)offA, (void)offB, (void)cur, (void)next, (void)carry;
     return false;
   }
 }

@@ -50,9 +50,9 @@ struct engine_plan {
   index_t src_off = 0, dst_off = 0;
   bool nt = false;         ///< streaming stores (set by use_streaming_stores); a transpose
                            ///< that streams goes through a buffer, rows out whole
-  bool nt_rows = false;    ///< with nt, whole-line tiles whose destination rows do not start on
-                           ///< a line: rows leave a buffer, lines left unfinished carried to
-                           ///< the next unit, a row's ends by plain stores
+  bool nt_rows = false;    ///< with nt, tiles (kernels::rows_tile_of) whose destination rows do
+                           ///< not start on a line: rows leave a buffer, lines left unfinished
+                           ///< carried to the next unit, a row's ends by plain stores
   bool gather = false;     ///< kind run, with nt: runs taken in destination order, where they lie
                            ///< back to back, through a buffer whose whole lines stream out
   bool no_narrow = false;  ///< kind transpose: not a narrow transpose (eval/narrow.hpp) even where its
@@ -104,6 +104,14 @@ constexpr int line_tile_of(int E) {
     case 8: return line_micro<8>::T;
     default: return 1;
   }
+}
+
+/// Tile size of the tiles that stream rows not starting on a line through a buffer (nt_rows,
+/// kernels::transpose_lines with line_out::stream_rows) for E-byte elements: whole-line tiles
+/// where the target has them, else the register tiles of micro<E> (AVX2, SSE2); 1: none.
+constexpr int rows_tile_of(int E) {
+  if (E != 4 && E != 8) return 1;
+  return line_tile_of(E) > 1 ? line_tile_of(E) : tile_of(E);
 }
 
 }  // namespace kernels

@@ -64,6 +64,18 @@ inline bool line_tiles_fit(const engine_plan& p) {
   return p.kind == engine_plan::transpose && T > 1 && p.nA >= T && 2 * p.nB >= T;
 }
 
+/// Whether a transpose has the indices the tiles of nt_rows need (kernels::rows_tile_of): with
+/// whole-line tiles, those of line_tiles_fit; with register tiles, A of a tile and B of two (a
+/// last step of B short of a tile is a tile moved back, see transpose_lines). Where B is a
+/// single tile, in place held up better: (278,17,102,8).permute(0,3,1,2) fp32 (AVX2, B = 8),
+/// 16 MiB, went 17-20 -> 16-21 GB/s at 1 thread but 27-35 -> 23-28 at 2 (medians and maxima of
+/// 4 alternated runs).
+inline bool rows_tiles_fit(const engine_plan& p) {
+  if (kernels::line_tile_of(p.elem) > 1) return line_tiles_fit(p);
+  const index_t T = kernels::rows_tile_of(p.elem);
+  return p.kind == engine_plan::transpose && T > 1 && p.nA >= T && p.nB >= 2 * T;
+}
+
 /// Whether loops l[0], l[step], l[2 * step], ... (n of them, innermost first) lay pieces of
 /// `span` bytes back to back in the destination: each moves it by all that lies inside it.
 /// Example: sizes 3 and 4 with destination strides 40 and 120, span 40: yes; 40 and 160: no.
@@ -165,6 +177,13 @@ inline bool whole_stream_rows(const engine_plan& e) {
 /// - rows under nt_rows_min_bytes per unit, mostly partial lines.
 /// Tile rows shifted into whole lines in registers instead (a two-source permute per row, the
 /// tile row before kept per row, no buffer) measured 0.55-0.78x of the buffer.
+/// Where the target has no whole-line tiles (AVX2, SSE2), its register tiles fill the same
+/// buffer (kernels::rows_tile_of; A of a tile and B of two, rows_tiles_fit), under the same
+/// rules. Such plans had run in place. On a 2-core Zen 3 VM (AVX2), fp32, 16 MiB, GB/s, medians
+/// of 4 alternated runs of bench/, 1 thread (2 in brackets), in place -> nt_rows:
+/// (394,69,154).permute(1,2,0) 8.3 -> 11.7 (13.6 -> 19.4), (449,551,17).permute(2,0,1)
+/// 9.1 -> 15.0 (15.3 -> 21.2), (46,109,14,58).permute(0,3,1,2) 7.6 -> 17.7 (12.1 -> 28.8),
+/// (19,22,17,6,5,18).permute(2,0,5,1,3,4) 9.7 -> 16.9 (21.6 -> 24.4).
 inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes) {
   if (!kernels::have_nt || dst_bytes < (scattered_transpose(e) ? scattered_streaming_threshold : streaming_threshold))
     return;
@@ -219,14 +238,14 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
                     std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
       return;
     }
-    if (!line_tiles_fit(e) || e.block_a * e.elem < nt_rows_min_bytes) return;
+    if (!rows_tiles_fit(e) || e.block_a * e.elem < nt_rows_min_bytes) return;
     // scattered and far-row plans: only with rows long enough to be carried from unit to unit
     // and past the caches (see above)
     if ((scattered_transpose(e) || transpose_prefetch_distance(e) != 0) &&
         (dst_bytes < streaming_threshold || e.nA * e.elem < nt_rows_long_row_bytes))
       return;
     e.nt = e.nt_rows = true;
-    split_group_a(e, nt_rows_block_bytes, kernels::line_tile_of(e.elem));
+    split_group_a(e, nt_rows_block_bytes, kernels::rows_tile_of(e.elem));
   }
 }
 
@@ -322,8 +341,11 @@ inline bool line_tiles(const engine_plan& p) {
 /// Whether whole-line tiles ask for the next unit's source lines (see transpose_lines): streamed
 /// always; in place from transpose_prefetch_threshold, since from the caches the requests only
 /// cost (in place without them: FLUX bf16 pack (1,16,64,64) 67 -> 101 GB/s, (1,16,256,256)
-/// 64 -> 72).
+/// 64 -> 72). Register tiles streaming through nt_rows ask too: without the requests, the four
+/// permutations of use_streaming_stores' AVX2 figures ran at 7.8, 12.0, 9.8 and 11.6 GB/s at 1
+/// thread (medians of 4 runs, against 11.7, 15.0, 17.7 and 16.9 with them).
 inline bool prefetch_next_unit(const engine_plan& p) {
+  if (p.nt_rows) return true;
   return line_tiles(p) && (p.nt || p.transpose_bytes() >= transpose_prefetch_threshold);
 }
 
