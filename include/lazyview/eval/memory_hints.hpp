@@ -68,8 +68,8 @@ inline bool line_tiles_fit(const engine_plan& p) {
 /// whole-line tiles, those of line_tiles_fit; with register tiles, A of a tile and B of two (a
 /// last step of B short of a tile is a tile moved back, see transpose_lines). Where B is a
 /// single tile, in place held up better: (278,17,102,8).permute(0,3,1,2) fp32 (AVX2, B = 8),
-/// 16 MiB, went 17-20 -> 16-21 GB/s at 1 thread but 27-35 -> 23-28 at 2 (medians and maxima of
-/// 4 alternated runs).
+/// 16 MiB, ran alike at 1 thread (17-21 GB/s either way), but at 2, of 8 alternated runs of
+/// bench/, in place reached 35-52 GB/s in five where the buffer never passed 32.
 inline bool rows_tiles_fit(const engine_plan& p) {
   if (kernels::line_tile_of(p.elem) > 1) return line_tiles_fit(p);
   const index_t T = kernels::rows_tile_of(p.elem);
