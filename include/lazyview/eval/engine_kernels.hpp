@@ -515,46 +515,48 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   }
 }
 
-/// Runs work unit `cur` of a line_tiles() plan by transpose_lines (streamed if the plan
-/// streams), asking for `next`'s source lines; returns false, having done nothing, for a unit
-/// narrower than a tile, in place or streamed through the buffer (the older tiles take it in
-/// place).
+/// Runs work unit `cur` of a line_tiles() or nt_rows plan by transpose_lines (streamed if the
+/// plan streams), asking for `next`'s source lines; returns false, having done nothing, for a
+/// unit narrower than a tile, in place or streamed through the buffer (the older tiles take it
+/// in place). Without whole-line tiles only nt_rows plans come here (line_tiles() is false),
+/// and a unit under a tile of B runs in place too (never, in fact: chunks of B are of
+/// transpose_chunk_b or all of a B of two tiles at least, rows_tiles_fit).
 inline bool transpose_unit_lines(const engine_plan& p, const char* s, char* d, const index_t* offA,
                                  const index_t* offB, const unit_source& cur, const unit_source& next,
                                  const line_carry& carry = {}) {
-  // (compiled only where the target has whole-line tiles: line_tiles() is false elsewhere)
-  if constexpr (line_tile_of(4) > 1 && line_tile_of(8) > 1) {
+  // (compiled only where the target has tiles for nt_rows; the other ways of transpose_lines
+  // only where it has whole-line tiles)
+  if constexpr (rows_tile_of(4) > 1 && rows_tile_of(8) > 1) {
+    constexpr bool wide = line_tile_of(4) > 1 && line_tile_of(8) > 1;
     // (explicit calls: a generic lambda's body would be instantiated on every target)
     const unit_source& c = cur;
-    if (p.nt && !p.nt_rows) {
+    if constexpr (wide) {
+      if (p.nt && !p.nt_rows) {
+        if (p.elem == 4)
+          transpose_lines<4, line_out::stream>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
+        else
+          transpose_lines<8, line_out::stream>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
+        return true;
+      }
+    }
+    const index_t T = rows_tile_of(p.elem);
+    if (c.a1 - c.a0 < T) return false;
+    if (p.nt_rows) {
+      if (!wide && c.b1 - c.b0 < T) return false;
       if (p.elem == 4)
-        transpose_lines<4, line_out::stream>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
+        transpose_lines<4, line_out::stream_rows>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next, carry);
       else
-        transpose_lines<8, line_out::stream>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
+        transpose_lines<8, line_out::stream_rows>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next, carry);
       return true;
     }
-    if (c.a1 - c.a0 < line_tile_of(p.elem)) return false;
-    if (p.nt_rows && p.elem == 4)
-      transpose_lines<4, line_out::stream_rows>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next, carry);
-    else if (p.nt_rows)
-      transpose_lines<8, line_out::stream_rows>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next, carry);
-    else if (p.elem == 4)
-      transpose_lines<4, line_out::in_place>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
-    else
-      transpose_lines<8, line_out::in_place>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
-    return true;
-  } else if constexpr (rows_tile_of(4) > 1 && rows_tile_of(8) > 1) {
-    // register tiles: only nt_rows plans come here (line_tiles() is false on this target);
-    // a unit under a tile of A or of B runs in place (B: never, chunks of B are of
-    // transpose_chunk_b or all of a B of two tiles at least, rows_tiles_fit)
-    const unit_source& c = cur;
-    const index_t T = rows_tile_of(p.elem);
-    if (!p.nt_rows || c.a1 - c.a0 < T || c.b1 - c.b0 < T) return false;
-    if (p.elem == 4)
-      transpose_lines<4, line_out::stream_rows>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next, carry);
-    else
-      transpose_lines<8, line_out::stream_rows>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next, carry);
-    return true;
+    if constexpr (wide) {
+      if (p.elem == 4)
+        transpose_lines<4, line_out::in_place>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
+      else
+        transpose_lines<8, line_out::in_place>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
+      return true;
+    }
+    return false;
   } else {
     (void)p, (void)s, (void)d, (void)offA, (void)offB, (void)cur, (void)next, (void)carry;
     return false;
