@@ -108,20 +108,20 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
             continue;
           }
           const index_t a_begin = cur.a0, a_end = cur.a1, b_begin = cur.b0, b_end = cur.b1;
-          if (lines) {
-            // the unit after this one: the next in this outer iteration, or the first of the next
-            kernels::unit_source next;
-            if (ask_next) {
-              if (k + 1 < units_per_outer) {
-                next = unit(k + 1, s);
-              } else {
-                index_t idx_next[max_loops];
-                std::copy(idx, idx + p.nouter, idx_next);
-                const char* s_next = s;
-                char* d_next = d;
-                if (kernels::odometer_step(p.outer, p.nouter, idx_next, s_next, d_next)) next = unit(0, s_next);
-              }
+          // the unit after this one: the next in this outer iteration, or the first of the next
+          kernels::unit_source next;
+          if (ask_next) {
+            if (k + 1 < units_per_outer) {
+              next = unit(k + 1, s);
+            } else {
+              index_t idx_next[max_loops];
+              std::copy(idx, idx + p.nouter, idx_next);
+              const char* s_next = s;
+              char* d_next = d;
+              if (kernels::odometer_step(p.outer, p.nouter, idx_next, s_next, d_next)) next = unit(0, s_next);
             }
+          }
+          if (lines) {
             kernels::line_carry carry;
             if (p.nt_rows && carry_rows) {
               // Chunk-major, the unit before this one in the same chunk is block blk - 1; the
@@ -139,10 +139,10 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           }
           if (p.nt && !p.nt_rows && p.elem <= 8) {  // (odd sizes stream through a line_writer)
             switch (p.elem) {
-              case 1: kernels::transpose_block<1, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;
-              case 2: kernels::transpose_block<2, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;
-              case 4: kernels::transpose_block<4, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;
-              case 8: kernels::transpose_block<8, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead); break;
+              case 1: kernels::transpose_block<1, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead, next); break;
+              case 2: kernels::transpose_block<2, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead, next); break;
+              case 4: kernels::transpose_block<4, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead, next); break;
+              case 8: kernels::transpose_block<8, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead, next); break;
             }
             continue;
           }

@@ -69,6 +69,39 @@ inline void prefetch_for_write(const char* p, index_t n) {
 #endif
 }
 
+/// The source lines of a transpose work unit: for each A index a in [a0, a1), the bytes
+/// [b0 * E, b1 * E) past s + offA[a], one stretch of each source row.
+struct unit_source {
+  const char* s = nullptr;  ///< nullptr: no unit
+  index_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+};
+
+/// Asks for the source lines of the unit that runs after this one while this one runs, a share
+/// of its rows per step of this one (each row's stretch whole and in address order): a unit
+/// ahead gives the memory system a unit's time to fetch them, and in address order each stretch
+/// is one burst. ask(step) asks for the rows due by the end of step `step` of `steps`.
+/// Example: next unit of 128 rows, 8 steps: 16 rows per step, the last asked for in step 7.
+template <int E>
+class unit_requests {
+ public:
+  /// `next.s` nullptr: asks for nothing.
+  unit_requests(const unit_source& next, const index_t* offA, index_t steps)
+      : next_(next), offA_(offA), steps_(steps), rows_(next.s ? next.a1 - next.a0 : 0) {}
+  void ask(index_t step) {
+    const index_t stretch = (next_.b1 - next_.b0) * E;
+    for (const index_t upto = (step + 1) * rows_ / steps_; asked_ < upto; ++asked_) {
+      const char* const row = next_.s + offA_[next_.a0 + asked_] + next_.b0 * E;
+      const char* const end = row + stretch;
+      for (const char* q = row - (reinterpret_cast<std::uintptr_t>(row) & 63); q < end; q += 64) prefetch_line(q);
+    }
+  }
+
+ private:
+  const unit_source& next_;
+  const index_t* offA_;
+  index_t steps_, rows_, asked_ = 0;  // asked_: rows asked for so far
+};
+
 /// Calls f(a) for the first index of each tile along A, in order: 0, then head (if any) and on by
 /// T, the last moved back to end at na. @pre na >= T.
 template <int T, class F>
@@ -228,6 +261,46 @@ void transpose_buffered(const char* s, char* dcol, const index_t* offA, const in
   }
 }
 
+/// transpose_stream_lines with source row a at s + row(a) (a table or a progression). Every
+/// argument by value: stores through char* may alias whatever a reference would reach, and
+/// in a lambda over references the compiler reloaded na and ahead, and kept its counters on
+/// the stack, per line.
+template <int E, class Row>
+void stream_lines_rows(const char* s, char* dcol, const index_t* offB, index_t na, index_t b_begin, index_t b_end,
+                       index_t ahead, Row row, unit_requests<E>& req) {
+  constexpr int T = micro<E>::T, L = 64 / E, G = L / T;  // L: elements per line
+  static_assert(T > 1 && L % T == 0);
+  index_t b = b_begin;
+  for (index_t step = 0; b + T <= b_end; b += T, ++step) {
+    req.ask(step);
+    const char* const sb = s + b * E;
+    char* drows[T];
+    for (int i = 0; i < T; ++i) drows[i] = dcol + offB[b + i];
+    for (index_t a = 0; a < na; a += L) {
+      // A buffer whose life ends with the line: the compiler keeps the tiles in registers and
+      // stores nothing to it (one that outlived the loop kept some of its stores).
+      alignas(64) char buf[T * 64];
+      if (ahead != 0)
+        for (int j = 0; j < L; ++j) prefetch_line(sb + row(a + j) + ahead);
+      for (int g = 0; g < G; ++g) {
+        char* const out = buf + g * T * E;
+        micro<E>::tile([&](int i) { return sb + row(a + g * T + i); }, [&](int i) { return out + i * 64; });
+      }
+      for (int i = 0; i < T; ++i) copy_nt_blocks(buf + i * 64, drows[i] + a * E, 64);
+    }
+  }
+  // the last rows, fewer than T: element by element into the buffer
+  // (i < T - 1 too: g++ cannot see that rows < T, and warns of writes past buf)
+  const int rows = static_cast<int>(b_end - b);
+  if (rows > 0) req.ask((b - b_begin) / T);
+  alignas(64) char buf[T * 64];
+  for (index_t a = 0; rows > 0 && a < na; a += L) {
+    for (int j = 0; j < L; ++j)
+      for (int i = 0; i < rows && i < T - 1; ++i) copy_elem<E>(s + (b + i) * E + row(a + j), buf + i * 64 + j * E);
+    for (int i = 0; i < rows && i < T - 1; ++i) copy_nt_blocks(buf + i * 64, dcol + offB[b + i] + a * E, 64);
+  }
+}
+
 /// The streamed way of transpose_block where source rows lie far apart (far_source_rows): per
 /// T rows of B, the G tiles that make one line of each destination row land in a line-wide
 /// buffer, and the T lines go out by streaming stores, each whole and at once. A last step
@@ -246,37 +319,25 @@ void transpose_buffered(const char* s, char* dcol, const index_t* offA, const in
 /// their half lines straight from registers ran
 /// (4096,4096).t() at 12 GB/s against 14-15 this way, but for seconds at a time fell to 4.8 (a
 /// line left half-written is flushed in part), where this way never went under 12 in 24 runs.
+/// `s_step` (if not 0): source rows evenly spaced, offA[a] = offA[0] + a * s_step. `next`: see
+/// unit_requests.
 /// @pre na a multiple of 64 / E; every destination row 64-byte aligned (use_streaming_stores
 /// sees to both).
 template <int E>
 void transpose_stream_lines(const char* s, char* dcol, const index_t* offA, const index_t* offB, index_t na,
-                            index_t b_begin, index_t b_end, index_t ahead) {
-  constexpr int T = micro<E>::T, L = 64 / E, G = L / T;  // L: elements per line
-  static_assert(T > 1 && L % T == 0);
-  alignas(64) char buf[T * 64];
-  index_t b = b_begin;
-  for (; b + T <= b_end; b += T) {
-    const char* const sb = s + b * E;
-    char* drows[T];
-    for (int i = 0; i < T; ++i) drows[i] = dcol + offB[b + i];
-    for (index_t a = 0; a < na; a += L) {
-      if (ahead != 0)
-        for (int j = 0; j < L; ++j) prefetch_line(sb + offA[a + j] + ahead);
-      for (int g = 0; g < G; ++g) {
-        char* const out = buf + g * T * E;
-        micro<E>::tile([&](int i) { return sb + offA[a + g * T + i]; }, [&](int i) { return out + i * 64; });
-      }
-      for (int i = 0; i < T; ++i) copy_nt_blocks(buf + i * 64, drows[i] + a * E, 64);
-    }
-  }
-  // the last rows, fewer than T: element by element into the buffer
-  // (i < T - 1 too: g++ cannot see that rows < T, and warns of writes past buf)
-  const int rows = static_cast<int>(b_end - b);
-  for (index_t a = 0; rows > 0 && a < na; a += L) {
-    for (int j = 0; j < L; ++j)
-      for (int i = 0; i < rows && i < T - 1; ++i) copy_elem<E>(s + (b + i) * E + offA[a + j], buf + i * 64 + j * E);
-    for (int i = 0; i < rows && i < T - 1; ++i) copy_nt_blocks(buf + i * 64, dcol + offB[b + i] + a * E, 64);
-  }
+                            index_t b_begin, index_t b_end, index_t ahead, index_t s_step = 0,
+                            const unit_source& next = {}) {
+  unit_requests<E> req(next, offA, (b_end - b_begin + micro<E>::T - 1) / micro<E>::T);
+  // With s_step, row offsets computed: the table lives on the stack (engine_setup), and its
+  // loads, each after streaming stores whose addresses can match its own in their low 12 bits,
+  // waited on them: with the table at one in four 128-byte offsets of every 1 KiB, FLUX unpack
+  // (4,16,256,256) fp32 (destination rows of 1 KiB) ran at 7-11 GB/s against 15-21 elsewhere
+  // (Zen 3 VM).
+  if (s_step != 0)
+    stream_lines_rows<E>(s, dcol, offB, na, b_begin, b_end, ahead,
+                         [s_step, first = offA[0]](index_t a) { return first + a * s_step; }, req);
+  else
+    stream_lines_rows<E>(s, dcol, offB, na, b_begin, b_end, ahead, [offA](index_t a) { return offA[a]; }, req);
 }
 
 /// Where the tiles after the first start along A so that their rows land on whole W-byte
@@ -291,13 +352,6 @@ inline index_t aligned_head(const engine_plan& p, const char* row0, index_t E, i
   const auto mis = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(row0) % static_cast<std::uintptr_t>(W));
   return mis % E == 0 && mis != 0 ? (W - mis) / E : 0;
 }
-
-/// The source lines of a transpose work unit: for each A index a in [a0, a1), the bytes
-/// [b0 * E, b1 * E) past s + offA[a], one stretch of each source row.
-struct unit_source {
-  const char* s = nullptr;  ///< nullptr: no unit
-  index_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
-};
 
 /// Where the tiles of transpose_lines store: in place (plain stores), streamed straight to
 /// rows that are whole lines, or streamed through a buffer for rows that are not (nt_rows).
@@ -423,9 +477,8 @@ inline void gather_runs(const engine_plan& p, const char* s, char* d, const inde
 /// see line_carry, or stored plainly). Per T rows of B, the destination row
 /// pointers are built once and the tiles sweep A.
 /// `next` (if its s is set): while the unit runs it asks for the source lines of the unit that
-/// runs after it, a few of its rows per step of B, each row's stretch whole and in address
-/// order. A unit ahead gives the memory system a unit's time to fetch them, and in address
-/// order each stretch is one burst: (4096,4096).t() fp32 streamed, on a 2-core Zen 5 VM, ran
+/// runs after it, a few of its rows per step of B (unit_requests): (4096,4096).t() fp32
+/// streamed, on a 2-core Zen 5 VM, ran
 /// 31-38 GB/s, against 23-25 with the same requests made a tile column at a time across the
 /// rows and 19-20 with requests 512 bytes ahead along each row (a streaming copy: 40-50).
 /// A unit of fewer than T indices of B (at least T / 2: see line_tiles) runs as one step of
@@ -454,16 +507,7 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   const index_t na = a_end - a_begin;
   const index_t head = Out == line_out::in_place ? aligned_head(p, dcol + offB[b_begin], E, 64) : 0;
   const index_t steps = (b_end - b_begin + T - 1) / T;
-  const index_t next_rows = next.s ? next.a1 - next.a0 : 0;
-  const index_t stretch = (next.b1 - next.b0) * E;
-  index_t asked = 0;  // rows of `next` asked for so far
-  const auto ask = [&](index_t step) {
-    for (const index_t upto = (step + 1) * next_rows / steps; asked < upto; ++asked) {
-      const char* const row = next.s + offA[next.a0 + asked] + next.b0 * E;
-      const char* const end = row + stretch;
-      for (const char* q = row - (reinterpret_cast<std::uintptr_t>(row) & 63); q < end; q += 64) prefetch_line(q);
-    }
-  };
+  unit_requests<E> req(next, offA, steps);
   // rows b, b+1, ... b+rows-1 of B across the unit's A; rows [0, skip) land in the buffer
   // but do not go out (register tiles' last step, moved back)
   const auto step_at = [&]<bool Part>(index_t b, int rows, int skip = 0) {
@@ -493,7 +537,7 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   };
   if constexpr (Wide) {  // (register tiles: b_end - b_begin >= T, see transpose_unit_lines)
     if (b_end - b_begin < T) {
-      ask(0);
+      req.ask(0);
       step_at.template operator()<true>(b_begin, static_cast<int>(b_end - b_begin));
       return;
     }
@@ -502,7 +546,7 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   // (stored again while cached); streamed, a partial tile, since rows stored twice would go to
   // memory twice ((449,551,17).permute(2,0,1), B = 16 + 1: 0.77x against in place).
   for (index_t b = b_begin, step = 0;; b += T, ++step) {
-    ask(step);
+    req.ask(step);
     if (b + T <= b_end)
       step_at.template operator()<false>(b, T);
     else if constexpr (Out == line_out::in_place)
@@ -567,10 +611,12 @@ inline bool transpose_unit_lines(const engine_plan& p, const char* s, char* d, c
 /// [b_begin, b_end). offA, offB: the offsets of every index of A (source side) and of B
 /// (destination side), from group_offsets. NT: the plan streams, through a buffer
 /// (transpose_stream_lines where source rows lie far apart, else transpose_buffered);
-/// otherwise tiles land in place. `ahead`: see transpose_tiles.
+/// otherwise tiles land in place. `ahead`: see transpose_tiles. `next` (if its s is set): the
+/// unit after this one, whose source lines transpose_stream_lines asks for (unit_requests).
 template <int E, bool NT>
 void transpose_block(const engine_plan& p, const char* s, char* d, const index_t* offA_all, const index_t* offB,
-                     index_t a_begin, index_t a_end, index_t b_begin, index_t b_end, index_t ahead = 0) {
+                     index_t a_begin, index_t a_end, index_t b_begin, index_t b_end, index_t ahead = 0,
+                     const unit_source& next = {}) {
   const index_t na = a_end - a_begin;
   const index_t* const offA = offA_all + a_begin;
   char* const dcol = d + a_begin * E;
@@ -595,7 +641,14 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
   } else {
     if constexpr (stream_lines_fit(E)) {
       if (far_source_rows(p) || na * E > transpose_block_bytes) {  // (see whole_stream_rows)
-        transpose_stream_lines<E>(s, dcol, offA, offB, na, b_begin, b_end, ahead);
+        // Rows one step apart go by that step where close (see transpose_stream_lines); far
+        // apart they kept the table: computed, (4096,4096).t() fp32 went 11.0-11.6 -> 9.9-10.4
+        // GB/s and (112,45,8,104).permute(3,2,1,0) 20.0-21.7 -> 16.1-16.2 at 1 thread (two
+        // series of medians of 3-4 alternated runs of bench/, Zen 3 VM).
+        // (next's A indices shifted to index offA, which starts at a_begin)
+        const unit_source next_here{next.s, next.a0 - a_begin, next.a1 - a_begin, next.b0, next.b1};
+        transpose_stream_lines<E>(s, dcol, offA, offB, na, b_begin, b_end, ahead,
+                                  p.na == 1 && !far_source_rows(p) ? p.ga[0].ss : 0, next_here);
         return;
       }
     }

@@ -343,9 +343,16 @@ inline bool line_tiles(const engine_plan& p) {
 /// cost (in place without them: FLUX bf16 pack (1,16,64,64) 67 -> 101 GB/s, (1,16,256,256)
 /// 64 -> 72). Register tiles streaming through nt_rows ask too: without the requests, the four
 /// permutations of use_streaming_stores' AVX2 figures ran at 7.8, 12.0, 9.8 and 11.6 GB/s at 1
-/// thread (medians of 4 runs, against 11.7, 15.0, 17.7 and 16.9 with them).
+/// thread (medians of 4 runs, against 11.7, 15.0, 17.7 and 16.9 with them). So do streamed
+/// units that take A whole over close source rows (whole_stream_rows, by
+/// transpose_stream_lines): each reads its source (32 KiB of FLUX unpack fp32) in 8 sweeps
+/// across its rows, a 32-byte piece of every row per sweep, which the hardware prefetchers do
+/// not follow, where the requests ask for it in address order. On a 2-core Zen 3 VM, GB/s,
+/// medians of 4 alternated runs of bench/, 1 thread (2 in brackets), without -> with: FLUX
+/// unpack fp32 (4,16,256,256) 15.3 -> 19.6 (27.5 -> 33.3), (16,16,256,256) 13.6 -> 15.8
+/// (23.5 -> 29.0), bf16 (16,16,256,256) 12.1 -> 12.7 (19.9 -> 22.9).
 inline bool prefetch_next_unit(const engine_plan& p) {
-  if (p.nt_rows) return true;
+  if (p.nt_rows || (p.nt && whole_stream_rows(p))) return true;
   return line_tiles(p) && (p.nt || p.transpose_bytes() >= transpose_prefetch_threshold);
 }
 
