@@ -87,6 +87,8 @@ class unit_requests {
   /// `next.s` nullptr: asks for nothing.
   unit_requests(const unit_source& next, const index_t* offA, index_t steps)
       : next_(next), offA_(offA), steps_(steps), rows_(next.s ? next.a1 - next.a0 : 0) {}
+  unit_requests(const unit_requests&) = delete;  // (each copy would ask for the rows again)
+  unit_requests& operator=(const unit_requests&) = delete;
   void ask(index_t step) {
     const index_t stretch = (next_.b1 - next_.b0) * E;
     for (const index_t upto = (step + 1) * rows_ / steps_; asked_ < upto; ++asked_) {
@@ -97,7 +99,7 @@ class unit_requests {
   }
 
  private:
-  const unit_source& next_;
+  unit_source next_;  // a copy: callers pass temporaries (transpose_stream_lines' default)
   const index_t* offA_;
   index_t steps_, rows_, asked_ = 0;  // asked_: rows asked for so far
 };
@@ -301,9 +303,10 @@ void stream_lines_rows(const char* s, char* dcol, const index_t* offB, index_t n
   }
 }
 
-/// The streamed way of transpose_block where source rows lie far apart (far_source_rows): per
-/// T rows of B, the G tiles that make one line of each destination row land in a line-wide
-/// buffer, and the T lines go out by streaming stores, each whole and at once. A last step
+/// The streamed way of transpose_block where source rows lie far apart (far_source_rows) or a
+/// unit takes A whole past transpose_block_bytes (whole_stream_rows): per T rows of B, the G
+/// tiles that make one line of each destination row land in a line-wide buffer, and the T
+/// lines go out by streaming stores, each whole and at once. A last step
 /// short of T rows moves its elements one at a time. `ahead` (if not 0): each step asks for its
 /// source rows' lines that far (bytes) past the ones it reads (see transpose_prefetch_distance).
 /// Each step reads a piece of every source row of the unit, so a unit's rows (each a stream of
@@ -610,7 +613,8 @@ inline bool transpose_unit_lines(const engine_plan& p, const char* s, char* d, c
 /// One work unit of a transpose: A indices [a_begin, a_end) (see split_group_a), B indices
 /// [b_begin, b_end). offA, offB: the offsets of every index of A (source side) and of B
 /// (destination side), from group_offsets. NT: the plan streams, through a buffer
-/// (transpose_stream_lines where source rows lie far apart, else transpose_buffered);
+/// (transpose_stream_lines where source rows lie far apart or a unit takes more of A than
+/// transpose_block_bytes, see whole_stream_rows; else transpose_buffered);
 /// otherwise tiles land in place. `ahead`: see transpose_tiles. `next` (if its s is set): the
 /// unit after this one, whose source lines transpose_stream_lines asks for (unit_requests).
 template <int E, bool NT>
