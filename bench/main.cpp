@@ -141,7 +141,9 @@ std::vector<workload> layouts() {
 }
 
 /// Small and odd FLUX shapes, in cache, where a call's fixed costs show: the target there is the
-/// plain loop (nowhere slower, sizes 1, 3, 7 and primes included), at 1 thread.
+/// plain loop (nowhere slower, sizes 1, 3, 7 and primes included), at 1 thread; and small
+/// transposes of pixels (RGB and RGBA fp32: 12- and 16-byte elements) and of 32-byte rows, whose
+/// elements have no tile kernel (eval/nest.hpp's nest_untiled_bytes).
 std::vector<workload> small_shapes() {
   const index_t shapes[][4] = {{1, 16, 4, 4}, {1, 16, 8, 8}, {1, 3, 6, 6}, {1, 7, 14, 14}, {1, 5, 22, 22}};
   std::vector<workload> v;
@@ -152,6 +154,9 @@ std::vector<workload> small_shapes() {
       w.shape = (pack ? "pack_" : "unpack_") + w.shape;
       v.push_back(w);
     }
+  v.push_back(permutation("small", {32, 32, 3}, {1, 0, 2}));  // an RGB image transposed, 12 KiB
+  v.push_back(permutation("small", {16, 16, 4}, {1, 0, 2}));  // RGBA, 4 KiB
+  v.push_back(permutation("small", {8, 32, 8}, {1, 0, 2}));   // 32-byte rows, 8 KiB
   return v;
 }
 

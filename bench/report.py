@@ -274,7 +274,7 @@ def main():
         ("agents", "Agents: `a.reshape(G,T/G,N,6).permute(0,2,1,3).reshape(G,N,-1)` for (T,N,6) = (42,50,6), G = 6 and (4200,500,6), G = 600"),
         ("transpose", "2-D transpose, 4096x4096 fp32: `x.permute(1,0)` (contiguous result)"),
         ("perm", "Random permutations (HPTT style): `x.permute(P)`, fp32, about 2^22 elements (16 MiB) each, fixed seed; name = sizes_pPERM"),
-        ("small", "Small and odd shapes, in cache: FLUX pack and unpack of (1,C,H,W) fp32, 1 thread. The target here is the plain loops (`loop`, `loop_srcorder`, `loop_flux_literal2`), not memcpy: a call's fixed costs (folding, planning) dominate; `lazyview_copy_static` runs small static plans as a loop nest of constants"),
+        ("small", "Small and odd shapes, in cache: FLUX pack and unpack of (1,C,H,W) fp32, and `x.permute(1,0,2)` of small images (RGB, RGBA) and of 32-byte rows, 1 thread. The target here is the plain loops (`loop`, `loop_srcorder`, `loop_flux_literal2`), not memcpy: a call's fixed costs (folding, planning) dominate; `lazyview_copy_static` runs small static plans as a loop nest of constants"),
         ("layout", "Interleaved <-> planar layouts: `x.permute(P)`, about 16 MiB each: HWC -> CHW and back (C = 3, fp32 and bf16), RGBA -> planes, (re, im) pairs -> two planes and back, 8 planes -> interleaved, fp32 (narrow transposes, `eval/narrow.hpp`)"),
         ("runs", "Long runs in either loop order: `x.permute(P)` keeping a run of over 256 bytes contiguous on both sides, fp32, about 16 MiB each; the first three go in source order (scattered writes), the last three in destination order (`order_runs` in `eval/engine_plan.hpp`)"),
     ])

@@ -12,8 +12,8 @@
 //     <lazyview/lazyview.hpp>.
 // The other translation units then see declarations only and include none of the engine's headers.
 // That one translation unit's flags decide the engine's code: its target (-mavx2, -march=...)
-// picks the micro-kernels, and its LAZYVIEW_NEST_BYTES, LAZYVIEW_SINGLE_THREAD_BYTES and streaming
-// thresholds are the ones in force. The plans the memo keeps (engine_setup) have one layout
+// picks the micro-kernels, and its LAZYVIEW_NEST_BYTES, LAZYVIEW_NEST_UNTILED_BYTES,
+// LAZYVIEW_SINGLE_THREAD_BYTES and streaming thresholds are the ones in force. The plans the memo keeps (engine_setup) have one layout
 // whatever the target, so translation units built for different targets may share them.
 #include "../config.hpp"
 #include "plan.hpp"
@@ -58,7 +58,8 @@ namespace detail {
 LAZYVIEW_ENGINE_LINKAGE void run_engine_setup(const engine_plan& ep, const index_t* off, const char* src, char* dst,
                                               index_t bytes, threads th);
 
-/// Runs a plain plan of `elem`-byte elements: the nest up to nest_bytes, the engine above.
+/// Runs a plain plan of `elem`-byte elements: the nest where takes_nest says so (up to nest_bytes,
+/// or nest_untiled_bytes for elements without a tile kernel), the engine above.
 /// `keep`, when given, receives the engine's setup where it does not depend on the destination's
 /// address (no streaming stores at this size), for the plan memo.
 /// Example: FLUX pack (1,16,4,4) fp32, (2,2,16,2,2):(8,2,16,4,1) -> row-major, elem 4: the nest.
@@ -87,7 +88,7 @@ LAZYVIEW_ENGINE_LINKAGE void run_engine_setup(const engine_plan& ep, const index
 LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char* dst, index_t elem, threads th,
                                        engine_setup* keep) {
   const index_t bytes = p.numel * elem;
-  if (bytes <= nest_bytes) {
+  if (takes_nest(p, elem)) {
     run_nest(p, src, dst, elem);
     return;
   }

@@ -166,6 +166,19 @@ inline constexpr index_t odd_rows_ahead_bytes = 512;
 
 constexpr bool is_pow2_upto64(index_t b) { return b == 1 || b == 2 || b == 4 || b == 8 || b == 16 || b == 32 || b == 64; }
 
+/// The wide element that a run of R bytes contiguous on both sides becomes (make_engine_plan):
+/// the run itself where it is a power of two up to 64 bytes or shorter than 64 (an odd run is
+/// moved by two overlapping power-of-two moves, kernels::copy_odd); up to 256 bytes, the widest
+/// power of two that divides it (the run then a loop of those); 0 past 256 (a memcpy per run).
+/// Example: 8 -> 8 (FLUX pack fp32), 24 -> 24 (the agents chain), 96 -> 32, 260 -> 0.
+constexpr index_t run_element(index_t R) {
+  if (is_pow2_upto64(R) || R < 64) return R;
+  if (R > 256) return 0;
+  index_t W = 64;
+  while (R % W) W /= 2;
+  return W;
+}
+
 /// Splits group A into blocks of about `bytes` of destination row each, of equal width (a
 /// multiple of `unit` elements, the tile unless given), at least one unit wide; e.g. nA = 394
 /// fp32 at 1024 bytes: 2 blocks of 200, the last 194 wide.
@@ -225,19 +238,10 @@ inline engine_plan make_engine_plan(const loop_plan& p, index_t size) {
   int n = byte_loops(p, size, l);
   index_t E = size;
   if (n > 0 && l[n - 1].ss == E && l[n - 1].ds == E) {
-    const index_t R = l[n - 1].n * E;
+    const index_t R = l[n - 1].n * E, W = run_element(R);
     --n;
-    if (is_pow2_upto64(R)) {
-      E = R;
-    } else if (R < 64) {
-      // A short run of odd length (the agents chain: 6 floats, 24 bytes) is one element, moved by
-      // two overlapping power-of-two moves (kernels::copy_odd).
-      E = R;
-    } else if (R <= 256) {
-      // A longer one is a loop of the widest power-of-two element that divides it.
-      index_t W = 64;
-      while (R % W) W /= 2;
-      l[n++] = {R / W, W, W};
+    if (W != 0) {
+      if (W < R) l[n++] = {R / W, W, W};
       E = W;
     } else {
       e.kind = engine_plan::run;

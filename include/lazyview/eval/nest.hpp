@@ -5,6 +5,7 @@
 // dynamic (1,3,6,6) FLUX pack) buy nothing that so few elements repay.
 #include <cstring>
 
+#include "engine_plan.hpp"  // run_element, kernels::tile_of
 #include "odd_kernels.hpp"
 
 namespace lazyview {
@@ -20,6 +21,43 @@ namespace lazyview {
 #define LAZYVIEW_NEST_BYTES (index_t{2} << 10)
 #endif
 inline constexpr index_t nest_bytes = LAZYVIEW_NEST_BYTES;
+
+/// Plain copies whose wide element has no tile kernel on this target (16 and 32 bytes, odd
+/// sizes, runs of 65 to 256 bytes that are not a power of two: kernels::tile_of is 1) take
+/// run_nest up to this many bytes: the engine moves such elements one at a time too, through
+/// its blocked sweep, tables and setup. (a,b,c).permute(1,0,2), dynamic chain built and copied
+/// per call, 1 thread, g++ 12 -O3, 2-core Zen 4 VM, ns per call, engine -> nest:
+/// - -march=native (AVX-512), medians of 3 alternated runs (each a best of 7 x 20000): fp32
+///   (16,16,4) 4 KiB (16-byte elements) 181 -> 104, (8,32,8) 8 KiB (32-byte) 252 -> 168,
+///   (32,32,4) 16 KiB 584 -> 337, (16,16,6) (24-byte) 218 -> 170, (32,32,3) 720 -> 496, fp64
+///   (16,16,4) 229 -> 169, int16 (32,32,3) 689 -> 641;
+/// - -mavx2 and SSE2 only, best of 5 alternated runs: 1.05-1.96x, but for SSE2's (32,32,4)
+///   601 -> 634; callgrind (-mavx2), 1000 calls: (16,16,4) 5.23 -> 4.14 M instructions,
+///   (8,32,8) 8.77 -> 4.81 M, (32,32,3) 14.29 -> 11.83 M.
+/// Past 16 KiB the engine catches up: with the nest at any size, (32,32,8) 32 KiB 915 -> 775,
+/// (64,64,4) 64 KiB 2671 -> 3720. Elements with a tile kernel keep nest_bytes: there the tiles
+/// win from a few KiB ((32,32).t() fp64 8 KiB 245 against 338 as a nest, (32,32,2) fp32 197
+/// against 343).
+#ifndef LAZYVIEW_NEST_UNTILED_BYTES
+#define LAZYVIEW_NEST_UNTILED_BYTES (index_t{16} << 10)
+#endif
+inline constexpr index_t nest_untiled_bytes = LAZYVIEW_NEST_UNTILED_BYTES;
+
+/// Whether a plain plan of `size`-byte elements runs as run_nest rather than the engine, with
+/// `small` and `untiled` for nest_bytes and nest_untiled_bytes.
+/// Example: (16,16,4).permute(1,0,2) fp32, the plan (16,16,4):(4,64,1) into row-major, 4 KiB
+/// whose run of 4 floats is a 16-byte element: true (under `untiled`); (32,32).t() fp32,
+/// (32,32):(1,32), 4 KiB of 4-byte elements: false (8x8 tiles on AVX2, 4x4 on SSE2).
+inline bool takes_nest(const loop_plan& p, index_t size, index_t small = nest_bytes,
+                       index_t untiled = nest_untiled_bytes) {
+  const index_t bytes = p.numel * size;
+  if (bytes <= small) return true;
+  if (bytes > untiled) return false;
+  const int n = p.nloops;
+  const bool run = n > 0 && p.loops[n - 1].ss == 1 && p.loops[n - 1].ds == 1;
+  const index_t E = run ? run_element(p.loops[n - 1].n * size) : size;
+  return E != 0 && E < 64 && kernels::tile_of(static_cast<int>(E)) == 1;
+}
 
 namespace kernels {
 
