@@ -162,15 +162,26 @@ def geomean(xs):
 
 
 def machine_line(ctx, compiler):
-    model = "unknown CPU"
+    # The model name alone ("AMD EPYC") does not tell a Zen 3 from a Zen 4, nor whether the
+    # AVX-512 kernels ran: family, model and the widest vector extension say it.
+    model, info = "unknown CPU", {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key in ("model name", "cpu family", "model", "flags") and key not in info:
+                    info[key] = value.strip()
+                if not line.strip() and info:
                     break
     except OSError:
         pass
+    if "model name" in info:
+        flags = set(info.get("flags", "").split())
+        isa = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE2" if "sse2" in flags else None
+        extra = [f"family {info['cpu family']}, model {info['model']}"] if "cpu family" in info and "model" in info else []
+        extra += [isa] if isa else []
+        model = info["model name"] + (f" ({'; '.join(extra)})" if extra else "")
     cores = ctx.get("num_cpus") or os.cpu_count()
     caches = ", ".join(
         f"L{c['level']}{'d' if c['type'] == 'Data' else 'i' if c['type'] == 'Instruction' else ''} "
