@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "engine_plan.hpp"
+#include "line_writer.hpp"
 
 namespace lazyview {
 
@@ -376,70 +377,6 @@ struct line_carry {
   bool in = false, out = false;
 };
 
-/// Streams one destination row out of a buffer row laid out like its lines: `buf` is the line
-/// start before d (row bytes [m, m + n) at buf + m, m = d mod 64; with carry_in, bytes [0, m)
-/// also hold the unfinished line of the piece before). Whole lines go by streaming stores; a
-/// partial line at the start goes plainly unless carried in, one at the end is kept in
-/// `carry_out` (if not null) or goes plainly.
-/// @pre buf 64-byte aligned, with room for the line past the row's last byte.
-inline void stream_row(const char* buf, char* d, index_t n, bool carry_in, char* carry_out) {
-  const auto m = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(d) & 63);
-  char* const dl = d - m;
-  const index_t v0 = carry_in ? 0 : m, end = m + n;
-  const index_t lo = (v0 + 63) & ~index_t{63}, hi = end & ~index_t{63};
-  if (end <= lo) {  // all in one partial line
-    if (carry_out)
-      std::memcpy(carry_out, buf, 64);
-    else
-      std::memcpy(dl + v0, buf + v0, static_cast<std::size_t>(end - v0));
-    return;
-  }
-  if (v0 < lo) std::memcpy(dl + v0, buf + v0, static_cast<std::size_t>(lo - v0));
-  if (hi > lo) copy_nt_blocks(buf + lo, dl + lo, hi - lo);
-  if (hi < end) {
-    if (carry_out)
-      std::memcpy(carry_out, buf + hi, 64);
-    else
-      std::memcpy(dl + hi, buf + hi, static_cast<std::size_t>(end - hi));
-  }
-}
-
-/// Writes one stretch of destination in order through a buffer laid out like its lines: the
-/// caller puts up to gather_max_run_bytes at at() and says so by wrote(); every
-/// gather_chunk_bytes, whole lines stream out; finish() streams the rest, its last partial
-/// line (and a first one, where the stretch starts mid-line) stored plainly.
-/// Example: a stretch from 16 mod 64: bytes 16-63 of its first line go plainly at the first
-/// 4096 bytes, the lines after them by streaming stores.
-class line_writer {
- public:
-  explicit line_writer(char* d)
-      : m_(static_cast<index_t>(reinterpret_cast<std::uintptr_t>(d) & 63)), q_(d - m_), fill_(m_), head_(m_ != 0) {}
-  char* at() { return buf_ + fill_; }
-  void wrote(index_t n) {
-    fill_ += n;
-    if (fill_ < gather_chunk_bytes) return;
-    if (head_)
-      stream_row(buf_, q_ + m_, gather_chunk_bytes - m_, false, nullptr);
-    else
-      copy_nt_blocks(buf_, q_, gather_chunk_bytes);
-    head_ = false;
-    q_ += gather_chunk_bytes;
-    fill_ -= gather_chunk_bytes;
-    std::memcpy(buf_, buf_ + gather_chunk_bytes, static_cast<std::size_t>(fill_));
-  }
-  void finish() {
-    const index_t v0 = head_ ? m_ : 0;
-    if (fill_ > v0) stream_row(buf_, q_ + v0, fill_ - v0, false, nullptr);
-  }
-
- private:
-  alignas(64) char buf_[gather_chunk_bytes + gather_max_run_bytes + 64];
-  index_t m_;
-  char* q_;  // the line where buf_ starts
-  index_t fill_;
-  bool head_;  // buf_'s first line is partly someone else's
-};
-
 /// Runs [first, last) of a gathered run plan (engine_plan::gather, outer loops in destination
 /// order with the runs back to back there), from s and d at run `first`, through a line_writer.
 /// Each run first asks for the source lines of the run about gather_ahead_bytes on, since the
@@ -457,7 +394,7 @@ inline void gather_runs(const engine_plan& p, const char* s, char* d, const inde
   const char* sa = s;
   char* da = d;
   for (index_t k = 0; k < ahead; ++k) odometer_step(p.outer, p.nouter, ida, sa, da);
-  line_writer w(d);
+  line_writer<> w(d);
   for (index_t u = first; u < last; ++u) {
     if (u + ahead < last) {
       for (index_t o = 0; o < R; o += 64) prefetch_line(sa + o);

@@ -65,7 +65,7 @@ void transpose_block_odd(const engine_plan& p, const char* s, char* d, const ind
   const index_t* const offA = offA_all + a_begin;
   char* const dcol = d + a_begin * R;
   if (p.nt) {
-    line_writer w(dcol + offB[b_begin]);
+    line_writer<> w(dcol + offB[b_begin]);
     const index_t piece = gather_max_run_bytes / R;  // elements the writer takes at once
     for (index_t b = b_begin; b < b_end; ++b) {
       const char* const sb = s + b * R;
