@@ -192,19 +192,20 @@ BOOST_AUTO_TEST_CASE(streaming_runs_scattered) {
 
 namespace {
 
-/// from_blob(x, sizes).permute(perm) of int32 past 12 MiB copied at 1 and 2 threads (each
-/// thread's range starting and ending mid-line) into a 64-byte aligned destination and one
-/// element past a line, against the index map; `plan_ok` says whether the engine plan for each
-/// destination is the one meant.
-template <std::size_t R, class Pred>
+/// from_blob(x, sizes).permute(perm) of T (int32 unless given) past 12 MiB copied at 1 and 2
+/// threads (each thread's range starting and ending mid-line) into a 64-byte aligned
+/// destination and one element past a line, against the index map; `plan_ok` says whether the
+/// engine plan for each destination is the one meant.
+template <std::size_t R, class Pred, class T = std::int32_t>
 void check_streamed_permute(std::array<index_t, R> const& sizes, std::array<index_t, R> const& perm,
-                            const char* what, Pred plan_ok) {
+                            const char* what, Pred plan_ok, T = {}) {
+  constexpr index_t E = sizeof(T);
   index_t n = 1;
   for (index_t s : sizes) n *= s;
-  std::vector<std::int32_t> x(static_cast<std::size_t>(n));
-  std::iota(x.begin(), x.end(), 0);
+  std::vector<T> x(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(i * 2654435761u);
   const auto e = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return from_blob(static_cast<const std::int32_t*>(x.data()), {sizes[I]...}).permute(perm[I]...);
+    return from_blob(static_cast<const T*>(x.data()), {sizes[I]...}).permute(perm[I]...);
   }(std::make_index_sequence<R>{});
   std::array<index_t, R> out{}, st{};
   for (std::size_t k = 0; k < R; ++k) out[k] = sizes[static_cast<std::size_t>(perm[k])];
@@ -215,24 +216,25 @@ void check_streamed_permute(std::array<index_t, R> const& sizes, std::array<inde
     for (std::size_t k = R; k-- > 0; f /= out[k]) at += f % out[k] * st[static_cast<std::size_t>(perm[k])];
     return x[static_cast<std::size_t>(at)];
   };
-  std::vector<std::int32_t> buf(static_cast<std::size_t>(n + 32));
+  std::vector<T> buf(static_cast<std::size_t>(n + 128 / E));
+  const T unset = static_cast<T>(-1);
   for (const index_t shift : {index_t{0}, index_t{1}}) {
-    // a 64-byte aligned start (past the buffer's first element), then one element past it
-    std::int32_t* const y0 = buf.data() + 16 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64 / 4;
-    std::int32_t* const y = y0 + shift;
+    // a 64-byte aligned start (past the buffer's first line), then one element past it
+    T* const y0 = buf.data() + (64 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64) / E;
+    T* const y = y0 + shift;
     const auto dst = [&]<std::size_t... I>(std::index_sequence<I...>) {
       return from_blob(y, {out[I]...});
     }(std::make_index_sequence<R>{});
-    engine_plan ep = make_engine_plan(contiguous_plan(physical(fold(e))), 4);
-    use_streaming_stores(ep, y, n * 4);
-    BOOST_TEST(plan_ok(ep), what << " shift " << shift);
+    engine_plan ep = make_engine_plan(contiguous_plan(physical(fold(e))), E);
+    use_streaming_stores(ep, y, n * E);
+    BOOST_TEST(plan_ok(ep), what << ", " << E << "-byte, shift " << shift);
     for (unsigned th : {1u, 2u}) {
-      std::fill(buf.begin(), buf.end(), -1);
+      std::fill(buf.begin(), buf.end(), unset);
       copy(e, dst, threads{th});
       std::size_t bad = 0;
       for (index_t i = 0; i < n; ++i) bad += y[i] != expected(i);
-      BOOST_TEST(bad == 0u, what << " shift " << shift << ", threads " << th);
-      BOOST_TEST((y0[-1 + shift] == -1 && y[n] == -1), what << " shift " << shift << ": wrote outside");
+      BOOST_TEST(bad == 0u, what << ", " << E << "-byte, shift " << shift << ", threads " << th);
+      BOOST_TEST((y0[-1 + shift] == unset && y[n] == unset), what << " shift " << shift << ": wrote outside");
     }
   }
 }
@@ -300,4 +302,44 @@ BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
   BOOST_TEST((apart.kind == engine_plan::transpose && apart.elem == 40));
   use_streaming_stores(apart, out.data(), index_t{26} * 785 * 20 * 10 * 4);
   BOOST_TEST(!apart.nt);
+}
+
+// Transposes of tiled elements past 12 MiB whose units each write one dense stretch (A whole,
+// rows of consecutive B indices back to back) stream through a buffer laid out like that
+// stretch (engine_plan::nt_dense, kernels::transpose_dense), rows that start mid-line
+// included: (86,59,45,18).permute(1,2,3,0) ((86,47790).t(), source rows 191 KB apart,
+// destination rows of 344 bytes), and (P,86,50).permute(0,2,1) (rows of 86 elements, source
+// rows 50 elements apart) in 1-, 2-, 4- and 8-byte elements, a block's last rows and each
+// thread's range starting mid-line. Rows of whole lines on an aligned destination keep the
+// streamed tiles that write them whole (nt without nt_dense), and take nt_dense one element off
+// it; rows that lie apart ((65,58,1119).permute(2,1,0), rows of 260 bytes 15080 apart) and
+// plans in cache do not take it. Units over close source rows ask for the next unit's lines,
+// those over far-apart ones for lines further along their own rows.
+BOOST_AUTO_TEST_CASE(streaming_dense_units) {
+  const bool nt = kernels::have_nt;
+  const auto dense = [](const engine_plan& ep) {
+    return ep.kind == engine_plan::transpose && ep.nt == kernels::have_nt && ep.nt_dense == kernels::have_nt &&
+           ep.blocks_a == 1;
+  };
+  check_streamed_permute<4>({86, 59, 45, 18}, {1, 2, 3, 0}, "(86,59,45,18).permute(1,2,3,0)", dense);
+  check_streamed_permute<3>({3000, 86, 50}, {0, 2, 1}, "(3000,86,50).permute(0,2,1)", dense, std::uint8_t{});
+  check_streamed_permute<3>({1500, 86, 50}, {0, 2, 1}, "(1500,86,50).permute(0,2,1)", dense, std::uint16_t{});
+  check_streamed_permute<3>({1000, 86, 50}, {0, 2, 1}, "(1000,86,50).permute(0,2,1)", dense);
+  check_streamed_permute<3>({400, 86, 50}, {0, 2, 1}, "(400,86,50).permute(0,2,1)", dense, std::uint64_t{});
+  std::vector<float> in(1);
+  tensor<float, 1> out({64});
+  const float* d = out.data();
+  const auto whole_lines = from_blob(in.data(), {1000, 64, 50}).permute(0, 2, 1);  // rows of 256 bytes
+  const engine_plan aligned = streaming_plan(whole_lines, d), off = streaming_plan(whole_lines, d + 1);
+  BOOST_TEST((aligned.nt == nt && !aligned.nt_dense));
+  BOOST_TEST(off.nt_dense == nt);
+  BOOST_TEST(dense_rows_fit(off));
+  // close source rows ask for the next unit's lines; far-apart ones for their own, further on
+  if (off.nt_dense) BOOST_TEST(prefetch_next_unit(off));
+  const engine_plan far = streaming_plan(from_blob(in.data(), {86, 59, 45, 18}).permute(1, 2, 3, 0), d);
+  if (far.nt_dense) BOOST_TEST((!prefetch_next_unit(far) && transpose_prefetch_distance(far) != 0));
+  const engine_plan apart = streaming_plan(from_blob(in.data(), {65, 58, 1119}).permute(2, 1, 0), d);
+  BOOST_TEST((apart.kind == engine_plan::transpose && !dense_rows_fit(apart) && !apart.nt_dense));
+  const engine_plan cached = streaming_plan(from_blob(in.data(), {500, 86, 50}).permute(0, 2, 1), d);  // 8.6 MB
+  BOOST_TEST((dense_rows_fit(cached) && !cached.nt));
 }

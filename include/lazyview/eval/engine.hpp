@@ -1,12 +1,14 @@
 #pragma once
 // The engine: runs a range of work units of an engine plan (eval/engine_plan.hpp) with the loops of
-// eval/engine_kernels.hpp and eval/odd_kernels.hpp and the memory hints of eval/memory_hints.hpp.
+// eval/engine_kernels.hpp, eval/dense_kernels.hpp and eval/odd_kernels.hpp and the memory hints
+// of eval/memory_hints.hpp.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
 
+#include "dense_kernels.hpp"
 #include "engine_kernels.hpp"
 #include "memory_hints.hpp"
 #include "narrow.hpp"
@@ -136,6 +138,15 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
               carry = {carry_rows.get(), b_begin, k > k_first && blk > 0, out};
             }
             if (kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next, carry)) continue;
+          }
+          if (p.nt_dense) {
+            switch (p.elem) {
+              case 1: kernels::transpose_dense<1>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
+              case 2: kernels::transpose_dense<2>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
+              case 4: kernels::transpose_dense<4>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
+              case 8: kernels::transpose_dense<8>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
+            }
+            continue;
           }
           if (p.nt && !p.nt_rows && p.elem <= 8) {  // (odd sizes stream through a line_writer)
             switch (p.elem) {

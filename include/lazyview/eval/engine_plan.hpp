@@ -55,6 +55,9 @@ struct engine_plan {
                            ///< carried to the next unit, a row's ends by plain stores
   bool gather = false;     ///< kind run, with nt: runs taken in destination order, where they lie
                            ///< back to back, through a buffer whose whole lines stream out
+  bool nt_dense = false;   ///< with nt, a transpose whose units each write one dense stretch (A
+                           ///< whole, rows back to back) through a buffer laid out like it
+                           ///< (kernels::transpose_dense); its rows need not start on a line
   bool no_narrow = false;  ///< kind transpose: not a narrow transpose (eval/narrow.hpp) even where its
                            ///< shape is one (use_streaming_stores: its rows would not stream)
   index_t block_a = 1;     ///< kind transpose: A indices per work unit
@@ -160,6 +163,11 @@ inline bool far_source_rows(const engine_plan& p) {
 inline constexpr index_t gather_chunk_bytes = 4096;
 inline constexpr index_t gather_max_run_bytes = 2048;
 inline constexpr index_t gather_ahead_bytes = 8192;
+/// Dense streamed transposes (engine_plan::nt_dense, kernels::transpose_dense): tiles go through
+/// the buffer in blocks of about dense_block_bytes of destination, and T rows of a tile may take
+/// at most dense_tile_rows_bytes.
+inline constexpr index_t dense_block_bytes = 8192;
+inline constexpr index_t dense_tile_rows_bytes = 4096;
 /// Streamed transposes of odd-sized elements ask for each source row's lines this far ahead
 /// (kernels::transpose_block_odd).
 inline constexpr index_t odd_rows_ahead_bytes = 512;

@@ -120,6 +120,17 @@ inline bool whole_stream_rows(const engine_plan& e) {
          e.nB % kernels::tile_of(e.elem) == 0 && e.nA * e.elem <= transpose_direct_bytes;
 }
 
+/// Whether a transpose of tiled elements can stream as engine_plan::nt_dense: its units each
+/// write one dense stretch (A whole in one block, rows of consecutive B indices back to back),
+/// A is a tile wide at least, and a tile's rows fit the buffer (kernels::transpose_dense).
+/// Example: (86,59,45,18).permute(1,2,3,0) fp32 ((86,47790).t(), rows of 344 bytes): yes;
+/// (65,58,1119).permute(2,1,0) (rows of 260 bytes, 15080 apart): no.
+inline bool dense_rows_fit(const engine_plan& e) {
+  const index_t T = kernels::tile_of(e.elem), row = e.nA * e.elem;
+  return e.kind == engine_plan::transpose && T > 1 && e.blocks_a == 1 && e.nA >= T &&
+         T * row <= dense_tile_rows_bytes && back_to_back(e.gb, e.nb, row, 1);
+}
+
 /// Long runs stream when they start 32-byte aligned (copy_nt stores any head and tail plainly).
 /// Runs up to gather_max_run_bytes that lie back to back in the destination are gathered
 /// instead (engine_plan::gather): taken in destination order into a buffer whose whole lines
@@ -184,6 +195,18 @@ inline bool whole_stream_rows(const engine_plan& e) {
 /// (394,69,154).permute(1,2,0) 8.3 -> 11.7 (13.6 -> 19.4), (449,551,17).permute(2,0,1)
 /// 9.1 -> 15.0 (15.3 -> 21.2), (46,109,14,58).permute(0,3,1,2) 7.6 -> 17.7 (12.1 -> 28.8),
 /// (19,22,17,6,5,18).permute(2,0,5,1,3,4) 9.7 -> 16.9 (21.6 -> 24.4).
+/// Ahead of nt_rows, transposes whose units each write one dense stretch and whose rows are
+/// not whole lines on a line (dense_rows_fit) stream through a buffer laid out like the stretch
+/// (engine_plan::nt_dense, kernels::transpose_dense): only the stretch's two end lines go
+/// plainly, where nt_rows stores both partial lines of every row plainly, and in place (the
+/// far-row plans above) reads every line for ownership. On a 2-core Zen 4 VM (AVX-512), fp32,
+/// about 16 MiB, GB/s, medians of 5 alternated runs, 1 thread (2 in brackets; -mavx2 builds
+/// after the semicolon): (86,59,45,18).permute(1,2,3,0) (far rows, rows of 344 bytes, in place)
+/// 11.2 -> 18.4 (18.7 -> 30.0; 11.3 -> 21.4), (200,20,1050).permute(0,2,1) (far rows, 80 bytes)
+/// 11.0 -> 18.7 (17.7 -> 33.7; 10.8 -> 21.3), (1000,86,50).permute(0,2,1) (close rows, nt_rows)
+/// 7.9 -> 10.5 (13.0 -> 16.5; 9.2 -> 11.3); a streaming copy: 45-55. With the destination 12
+/// bytes off a line (medians of 3, 1 thread): 11.6 -> 21.1, 12.2 -> 22.3, 8.4 -> 12.2, and FLUX
+/// pack (4,16,256,256), whose rows of 256 bytes then start mid-line, 10.0 -> 11.9.
 inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes) {
   if (!kernels::have_nt || dst_bytes < (scattered_transpose(e) ? scattered_streaming_threshold : streaming_threshold))
     return;
@@ -236,6 +259,10 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       e.nt = true;
       split_group_a(e, whole_stream_rows(e) ? e.nA * e.elem : transpose_block_bytes,
                     std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
+      return;
+    }
+    if (dense_rows_fit(e)) {
+      e.nt = e.nt_dense = true;
       return;
     }
     if (!rows_tiles_fit(e) || e.block_a * e.elem < nt_rows_min_bytes) return;
@@ -335,7 +362,7 @@ inline index_t transpose_prefetch_distance(const engine_plan& p) {
 /// Under half a tile they measured mixed: fp32 B = 4 or 5, 0.56-1.52x; B = 2 or 3, 0.48-1.01x;
 /// 8-byte B = 2, 0.82-0.97x.
 inline bool line_tiles(const engine_plan& p) {
-  return line_tiles_fit(p) && (p.nt || transpose_prefetch_distance(p) == 0);
+  return line_tiles_fit(p) && !p.nt_dense && (p.nt || transpose_prefetch_distance(p) == 0);
 }
 
 /// Whether whole-line tiles ask for the next unit's source lines (see transpose_lines): streamed
@@ -350,8 +377,14 @@ inline bool line_tiles(const engine_plan& p) {
 /// not follow, where the requests ask for it in address order. On a 2-core Zen 3 VM, GB/s,
 /// medians of 4 alternated runs of bench/, 1 thread (2 in brackets), without -> with: FLUX
 /// unpack fp32 (4,16,256,256) 15.3 -> 19.6 (27.5 -> 33.3), (16,16,256,256) 13.6 -> 15.8
-/// (23.5 -> 29.0), bf16 (16,16,256,256) 12.1 -> 12.7 (19.9 -> 22.9).
+/// (23.5 -> 29.0), bf16 (16,16,256,256) 12.1 -> 12.7 (19.9 -> 22.9). Dense streamed units
+/// (nt_dense) over close source rows ask as well, a share per block: (1000,86,50).permute(
+/// 0,2,1) fp32 9.5 -> 12.8 GB/s at 1 thread, 12.4 -> 15.3 at 2 (2-core Zen 4 VM, AVX-512,
+/// medians of 3 alternated runs). Far-apart rows keep their requests along the rows
+/// (transpose_prefetch_distance): asked for the next unit's lines instead,
+/// (86,59,45,18).permute(1,2,3,0) went 18-20 -> 8-11 GB/s.
 inline bool prefetch_next_unit(const engine_plan& p) {
+  if (p.nt_dense) return !far_source_rows(p);
   if (p.nt_rows || (p.nt && whole_stream_rows(p))) return true;
   return line_tiles(p) && (p.nt || p.transpose_bytes() >= transpose_prefetch_threshold);
 }
