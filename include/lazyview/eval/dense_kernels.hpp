@@ -29,11 +29,12 @@ void transpose_dense(const engine_plan& p, const char* s, char* d, const index_t
   const index_t row = p.nA * E;
   const index_t rows = std::max<index_t>(T, dense_block_bytes / row / T * T);
   line_writer<64, dense_block_bytes + dense_tile_rows_bytes> w(d + offB[b_begin]);
-  // (blocks of `rows` while at least rows + T are left, then the rest: (n - T) / rows + 1 blocks)
-  unit_requests<E> req(next, offA, std::max<index_t>(0, b_end - b_begin - T) / rows + 1);
-  for (index_t b0 = b_begin, block = 0; b0 < b_end; ++block) {
+  // blocks of `rows`, the last taking the rest (fewer than rows + T)
+  const index_t blocks = std::max<index_t>(0, b_end - b_begin - T) / rows + 1;
+  unit_requests<E> req(next, offA, blocks);
+  for (index_t b0 = b_begin, block = 0; block < blocks; ++block) {
     req.ask(block);
-    const index_t b1 = b_end - b0 < rows + T ? b_end : b0 + rows;
+    const index_t b1 = block + 1 == blocks ? b_end : b0 + rows;
     char* const at = w.at();
     transpose_tiles<E, true>(s, offA, p.nA, b0, b1, [at, b0, row](index_t b) { return at + (b - b0) * row; }, 0, 0,
                              row, false, ahead);
