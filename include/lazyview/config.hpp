@@ -6,6 +6,31 @@
 #define LAZYVIEW_VERSION_MINOR 1
 #define LAZYVIEW_VERSION_PATCH 0
 
+// The copy kernels must not depend on the optimisation level a user builds with. g++ 12 at -O2
+// (CMake's RelWithDebInfo, and the default of many projects) unrolls no loop that grows the code
+// and inlines less: the micro-kernels' fixed loops over arrays of vector registers (16 row loads,
+// 8 unpacks) stayed loops over a stack array, a tile was a call, and copies ran 1.3-2.4x slower
+// than at -O3. LAZYVIEW_UNROLL before a loop of constant trip count unrolls it completely;
+// LAZYVIEW_ALWAYS_INLINE puts a micro-kernel (or a loop helper) into its caller. FLUX fp32 at
+// -O2, 1 thread, before -> after (-O3): pack (1,16,128,128) in cache 88 -> 57 us (52), unpack
+// 81 -> 45 us (35); (4,16,256,256) pack 25.7 -> 33.8 GB/s (34.4), unpack 27.7 -> 45.1 (44.1);
+// the -O3 code measured the same as before (docs/pitfalls.md has the table).
+// The tile sweeps' own lambdas are left to the compiler: forced inline they cost up to 30% at
+// -O3 and -O2 alike on far-row transposes whose tiles ask for lines ahead
+// ((5,15,37,5,15,19).permute(3,1,5,0,4,2) fp32 12.2 -> 8.6 GB/s), and 3% on in-cache FLUX pack.
+#if defined(__clang__)
+#define LAZYVIEW_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define LAZYVIEW_UNROLL _Pragma("GCC unroll 16")
+#else
+#define LAZYVIEW_UNROLL
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define LAZYVIEW_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define LAZYVIEW_ALWAYS_INLINE
+#endif
+
 namespace lazyview {
 
 /// The one signed index type for sizes, strides, offsets and dims (PyTorch's int64_t).

@@ -108,7 +108,7 @@ class unit_requests {
 /// Calls f(a) for the first index of each tile along A, in order: 0, then head (if any) and on by
 /// T, the last moved back to end at na. @pre na >= T.
 template <int T, class F>
-inline void for_tiles_a(index_t na, index_t head, F&& f) {
+LAZYVIEW_ALWAYS_INLINE inline void for_tiles_a(index_t na, index_t head, F&& f) {
   for (index_t at = 0;;) {
     const index_t a = at + T <= na ? at : na - T;
     f(a);
@@ -163,6 +163,7 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
           for (index_t b = be; b < std::min(b1, be + slice); ++b) prefetch_for_write(drow(b), na * E);
         for_tiles_a<T>(na, head, [&](index_t a) {
           const char* rows[T];
+          LAZYVIEW_UNROLL
           for (int i = 0; i < T; ++i) rows[i] = s + offA[a + i];
           if (ahead != 0)
             for (int i = 0; i < T; ++i)
@@ -207,6 +208,7 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
       int ng = 0;
       for (index_t bt = bg; ng < G && bt < b1; bt += T, ++ng) {
         bs[ng] = bt + T <= b1 ? bt : b1 - T;
+        LAZYVIEW_UNROLL
         for (int i = 0; i < T; ++i) drows[ng * T + i] = drow(bs[ng] + i);
       }
       if (ahead != 0)
@@ -232,6 +234,7 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
         });
       else
         sweep([&](index_t a) {
+          LAZYVIEW_UNROLL
           for (int i = 0; i < T; ++i) srows[i] = s + offA[a + i];
           return [&srows](int i) { return srows[i]; };
         });
@@ -278,6 +281,7 @@ void stream_lines_rows(const char* s, char* dcol, const index_t* offB, index_t n
     req.ask(step);
     const char* const sb = s + b * E;
     char* drows[T];
+    LAZYVIEW_UNROLL
     for (int i = 0; i < T; ++i) drows[i] = dcol + offB[b + i];
     for (index_t a = 0; a < na; a += L) {
       // A buffer whose life ends with the line: the compiler keeps the tiles in registers and

@@ -33,7 +33,7 @@ template <int E>
 struct micro {
   static constexpr int T = 1;
   template <class S, class D>
-  static void tile(S s, D d) { copy_elem<E>(s(0), d(0)); }
+  LAZYVIEW_ALWAYS_INLINE static void tile(S s, D d) { copy_elem<E>(s(0), d(0)); }
 };
 
 #if defined(LAZYVIEW_HAVE_SSE2)
@@ -44,8 +44,9 @@ template <>
 struct micro<1> {
   static constexpr int T = 8;
   template <class S, class D>
-  static void tile(S s, D d) {
+  LAZYVIEW_ALWAYS_INLINE static void tile(S s, D d) {
     __m128i r[8];
+    LAZYVIEW_UNROLL
     for (int i = 0; i < 8; ++i) r[i] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s(i)));
     const __m128i a0 = _mm_unpacklo_epi8(r[0], r[1]), a1 = _mm_unpacklo_epi8(r[2], r[3]);
     const __m128i a2 = _mm_unpacklo_epi8(r[4], r[5]), a3 = _mm_unpacklo_epi8(r[6], r[7]);
@@ -53,6 +54,7 @@ struct micro<1> {
     const __m128i b2 = _mm_unpacklo_epi16(a2, a3), b3 = _mm_unpackhi_epi16(a2, a3);
     const __m128i c[4] = {_mm_unpacklo_epi32(b0, b2), _mm_unpackhi_epi32(b0, b2), _mm_unpacklo_epi32(b1, b3),
                           _mm_unpackhi_epi32(b1, b3)};
+    LAZYVIEW_UNROLL
     for (int k = 0; k < 4; ++k) {
       _mm_storel_epi64(reinterpret_cast<__m128i*>(d(2 * k)), c[k]);
       // (_mm_storeh_pd would be a plain double store: misaligned rows are undefined behaviour)
@@ -65,7 +67,7 @@ template <>
 struct micro<2> {
   static constexpr int T = 8;
   template <class S, class D>
-  static void tile(S s, D d) {
+  LAZYVIEW_ALWAYS_INLINE static void tile(S s, D d) {
     const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s(0)));
     const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s(1)));
     const __m128i r2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s(2)));
@@ -146,8 +148,9 @@ template <>
 struct micro<4> {
   static constexpr int T = 8;
   template <class S, class D>
-  static void tile(S s, D d) {
+  LAZYVIEW_ALWAYS_INLINE static void tile(S s, D d) {
     __m256 r[8];
+    LAZYVIEW_UNROLL
     for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(reinterpret_cast<const float*>(s(i)));
     const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
     const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
@@ -172,7 +175,7 @@ template <>
 struct micro<8> {
   static constexpr int T = 4;
   template <class S, class D>
-  static void tile(S s, D d) {
+  LAZYVIEW_ALWAYS_INLINE static void tile(S s, D d) {
     const __m256d r0 = _mm256_loadu_pd(reinterpret_cast<const double*>(s(0)));
     const __m256d r1 = _mm256_loadu_pd(reinterpret_cast<const double*>(s(1)));
     const __m256d r2 = _mm256_loadu_pd(reinterpret_cast<const double*>(s(2)));
@@ -192,7 +195,7 @@ template <>
 struct micro<4> {
   static constexpr int T = 4;
   template <class S, class D>
-  static void tile(S s, D d) {
+  LAZYVIEW_ALWAYS_INLINE static void tile(S s, D d) {
     __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(s(0)));
     __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(s(1)));
     __m128 r2 = _mm_loadu_ps(reinterpret_cast<const float*>(s(2)));
@@ -209,7 +212,7 @@ template <>
 struct micro<8> {
   static constexpr int T = 2;
   template <class S, class D>
-  static void tile(S s, D d) {
+  LAZYVIEW_ALWAYS_INLINE static void tile(S s, D d) {
     const __m128d r0 = _mm_loadu_pd(reinterpret_cast<const double*>(s(0)));
     const __m128d r1 = _mm_loadu_pd(reinterpret_cast<const double*>(s(1)));
     _mm_storeu_pd(reinterpret_cast<double*>(d(0)), _mm_unpacklo_pd(r0, r1));
@@ -266,8 +269,9 @@ template <>
 struct line_micro<4> {
   static constexpr int T = 16;
   template <bool NT = true, bool Part = false, class S, class D>
-  static void tile(S s, D d, [[maybe_unused]] int nb = T) {
+  LAZYVIEW_ALWAYS_INLINE static void tile(S s, D d, [[maybe_unused]] int nb = T) {
     __m512 r[16], t[16];
+    LAZYVIEW_UNROLL
     for (int i = 0; i < 16; ++i) {
       const auto* const p = reinterpret_cast<const float*>(s(i));
       if constexpr (Part)
@@ -275,17 +279,20 @@ struct line_micro<4> {
       else
         r[i] = _mm512_loadu_ps(p);
     }
+    LAZYVIEW_UNROLL
     for (int i = 0; i < 16; i += 2) {
       t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
       t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
     }
     // r[4g + c]: rows 4g..4g+3 of column c of every 128-bit lane
+    LAZYVIEW_UNROLL
     for (int i = 0; i < 16; i += 4) {
       r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
       r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
       r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
       r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
     }
+    LAZYVIEW_UNROLL
     for (int c = 0; c < 4; ++c) {
       t[c] = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88);
       t[4 + c] = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xDD);
@@ -295,6 +302,7 @@ struct line_micro<4> {
     const auto out = [&](int row, __m512 v) {
       if (!Part || row < nb) put<NT>(d(row), v);
     };
+    LAZYVIEW_UNROLL
     for (int c = 0; c < 4; ++c) {
       out(c, _mm512_shuffle_f32x4(t[c], t[8 + c], 0x88));
       out(4 + c, _mm512_shuffle_f32x4(t[4 + c], t[12 + c], 0x88));
@@ -310,8 +318,9 @@ template <>
 struct line_micro<8> {
   static constexpr int T = 8;
   template <bool NT = true, bool Part = false, class S, class D>
-  static void tile(S s, D d, [[maybe_unused]] int nb = T) {
+  LAZYVIEW_ALWAYS_INLINE static void tile(S s, D d, [[maybe_unused]] int nb = T) {
     __m512d r[8], t[8];
+    LAZYVIEW_UNROLL
     for (int i = 0; i < 8; ++i) {
       const auto* const p = reinterpret_cast<const double*>(s(i));
       if constexpr (Part)
@@ -320,6 +329,7 @@ struct line_micro<8> {
         r[i] = _mm512_loadu_pd(p);
     }
     // t[2k]: rows 2k, 2k+1 at even columns (lane l: column 2l); t[2k+1]: odd columns
+    LAZYVIEW_UNROLL
     for (int i = 0; i < 8; i += 2) {
       t[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);
       t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
@@ -327,6 +337,7 @@ struct line_micro<8> {
     const auto out = [&](int row, __m512d v) {
       if (!Part || row < nb) put<NT>(d(row), v);
     };
+    LAZYVIEW_UNROLL
     for (int h = 0; h < 2; ++h) {
       // columns h, 4 + h from lanes 0, 2; columns 2 + h, 6 + h from lanes 1, 3
       const __m512d u0 = _mm512_shuffle_f64x2(t[h], t[2 + h], 0x88), u1 = _mm512_shuffle_f64x2(t[h], t[2 + h], 0xDD);
