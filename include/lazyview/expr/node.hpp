@@ -54,23 +54,18 @@ struct node : expr_ops<node<Child, Op>> {
   /// PyTorch's sizes, strides, offset and view flag of the result, computed when the op was
   /// called (a static node has them in static_shown_v and keeps nothing).
   struct no_meta {};
-  [[no_unique_address]] std::conditional_t<is_static, no_meta, shown<rank>> meta{};
+  // No initialiser: the constructor writes every value (zeroing first took a `rep stos` per node).
+  [[no_unique_address]] std::conditional_t<is_static, no_meta, shown<rank>> meta;
 
-  constexpr node() = default;
+  constexpr node() : meta{} {}
   /// @throws index_error / shape_error as PyTorch raises them (dynamic nodes).
-  constexpr node(const Child& c, const Op& o) : child(c), op(o), meta(meta_of(c, o)) {}
+  constexpr node(const Child& c, const Op& o) : child(c), op(o) {
+    // written in place (see shown_after): a copy of it just written cost a small chain a
+    // stalled load per node, as a wide load cannot be forwarded from narrow stores
+    if constexpr (!is_static) detail::shown_after<rank>(c, o, meta);
+  }
 
   constexpr value_type* base() const { return child.base(); }
-
- private:
-  // A prvalue, so that meta is computed where it lives: a copy of it just written cost a small
-  // chain a stalled load per node (a wide load cannot be forwarded from narrow stores).
-  static constexpr auto meta_of(const Child& c, const Op& o) {
-    if constexpr (is_static)
-      return no_meta{};
-    else
-      return detail::shown_after<rank>(c, o);
-  }
 };
 
 namespace detail {

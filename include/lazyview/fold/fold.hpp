@@ -106,11 +106,16 @@ constexpr void fold_into(fold_state<L>& s, const E& e) {
   }
 }
 
-/// PyTorch's side after applying `o` to `c`, as a dynamic node keeps it: one op's work.
+/// PyTorch's side after applying `o` to `c`, written into r, as a dynamic node keeps it: one
+/// op's work. An out-parameter, not a return value: a node's meta may share its tail padding
+/// with another member, so C++ does not construct it in place from a prvalue (g++ 12 built it in
+/// a temporary and copied it with wide loads of just-written narrow stores, which cannot be
+/// forwarded: where it called this out of line, 20 of the 89 ns of building a dynamic FLUX pack
+/// chain, view.permute.reshape of (1,3,6,6), on Zen 4).
+/// Example: c = (2,12):(12,1), o = view(2,3,4) -> r = (2,3,4):(12,4,1), a view.
 /// @throws index_error / shape_error with PyTorch's message, as PyTorch raises at the call.
 template <int R, class Child, class Op>
-constexpr shown<R> shown_after(const Child& c, const Op& o) {
-  shown<R> r;  // one object returned on every path: a node's meta is built in place (NRVO)
+constexpr void shown_after(const Child& c, const Op& o, shown<R>& r) {
   decltype(auto) in = shown_of(c);
   if (!o.apply_shown(in, r)) {
     fold_state<0> s;
@@ -119,7 +124,6 @@ constexpr shown<R> shown_after(const Child& c, const Op& o) {
     if (s.error) throw_error(s.error);
     r = to_shown<R>(s);
   }
-  return r;
 }
 
 template <class E>
