@@ -137,7 +137,7 @@ constexpr void op_transpose(fold_state<L>& s, ival a, ival b) {
   if (s.error) return;
   const int y = detail::wrap(s, b, r);
   if (s.error || x == y) return;
-  if (s.empty || !s.phys) {  // PyTorch's side only: a swap, without building a permutation
+  if (s.empty || !physical_side(s)) {  // PyTorch's side only: a swap, without building a permutation
     const ival sz = s.sizes[x], st = s.strides[x];
     s.sizes[x] = s.sizes[y], s.strides[x] = s.strides[y];
     s.sizes[y] = sz, s.strides[y] = st;

@@ -35,6 +35,16 @@ struct fold_state {
   constexpr bool contiguous() const { return is_contiguous_layout(sizes, strides); }
 };
 
+/// Whether s maintains its physical levels: never at capacity 0, which g++ then sees at compile
+/// time. Every physical op starts with this test, so a dynamic node's check (a state of capacity
+/// 0, fold/fold.hpp's shown_after) compiles without the level code it never runs: g++ 12 -O3 -Wall
+/// otherwise warned of writes past lv[0] (-Wstringop-overflow) on any chain with a slice.
+/// Example: fold_state<0> -> false; fold_state<2> after a copying reshape -> true.
+template <int L>
+constexpr bool physical_side(const fold_state<L>& s) {
+  return L > 0 && s.phys;
+}
+
 /// Starts maintaining the physical levels: a view's layout is its flat PyTorch layout. Views
 /// skip this (their fold is PyTorch's arithmetic only); the first copying reshape, evaluation
 /// and printing call it.
@@ -211,7 +221,7 @@ constexpr void fold_reshape(fold_state<L>& s, shape_vec req, bool allow_copy) {
   const shape_vec old = s.sizes;
   s.sizes = req;
   s.strides = r.strides;
-  if (s.empty || !s.phys) return;
+  if (s.empty || !physical_side(s)) return;
   level* l = &detail::ordered_top(s);
   l->isz = req;
   if (!align(*l)) {  // more modes than one level holds: address the old shape virtually
@@ -228,7 +238,7 @@ template <int L>
 constexpr void fold_squeeze(fold_state<L>& s, int i) {
   s.sizes.erase(i);
   s.strides.erase(i);
-  if (s.empty || !s.phys) return;
+  if (s.empty || !physical_side(s)) return;
   detail::erase_internal(s.top(), i);
 }
 
@@ -239,7 +249,7 @@ constexpr void fold_unsqueeze(fold_state<L>& s, int i) {
   ival st = i < s.sizes.n ? s.sizes[i] * s.strides[i] : sv(1);
   s.sizes.insert(i, sv(1));
   s.strides.insert(i, st);
-  if (s.empty || !s.phys) return;
+  if (s.empty || !physical_side(s)) return;
   detail::insert_unit(s.top(), i);
 }
 
@@ -253,6 +263,9 @@ constexpr void fold_permute(fold_state<L>& s, const int* p) {
   const int r = s.sizes.n;
   ival ns[max_rank], nt[max_rank];
   for (int i = 0; i < r; ++i) {
+#if defined(__GNUC__)
+    if (p[i] < 0 || p[i] >= r) __builtin_unreachable();  // wrapped dims (g++ -Warray-bounds saw -1)
+#endif
     ns[i] = s.sizes[p[i]];
     nt[i] = s.strides[p[i]];
   }
@@ -260,7 +273,7 @@ constexpr void fold_permute(fold_state<L>& s, const int* p) {
     s.sizes[i] = ns[i];
     s.strides[i] = nt[i];
   }
-  if (s.empty || !s.phys) return;
+  if (s.empty || !physical_side(s)) return;
   level& l = s.top();
   signed char np[max_rank]{};
   bool id = true;
@@ -293,7 +306,7 @@ constexpr void fold_slice(fold_state<L>& s, int i, ival start_, ival end_, ival 
   s.sizes[i] = len;
   s.strides[i] = s.strides[i] * step;
   if (len.v == 0) s.empty = true;
-  if (s.empty || !s.phys) return;
+  if (s.empty || !physical_side(s)) return;
   if (len.v == 0) {
     s.empty = true;
     return;
@@ -313,7 +326,7 @@ constexpr void fold_select(fold_state<L>& s, int i, ival idx) {
   s.offset = s.offset + idx * s.strides[i];
   s.sizes.erase(i);
   s.strides.erase(i);
-  if (s.empty || !s.phys) return;
+  if (s.empty || !physical_side(s)) return;
   const int k = detail::clean_dim(s, i, max_modes);
   level& l = s.top();
   ival off = sv(0), rest = idx;
@@ -343,7 +356,7 @@ constexpr void fold_expand(fold_state<L>& s, const shape_vec& target) {
   s.sizes = ns;
   s.strides = nt;
   if (s.numel().v == 0) s.empty = true;
-  if (s.empty || !s.phys) return;
+  if (s.empty || !physical_side(s)) return;
   for (int i = 0; i < lead; ++i) detail::insert_unit(s.top(), 0);
   for (int i = 0; i < target.n; ++i) {
     level& l = s.top();
@@ -383,7 +396,7 @@ constexpr void fold_diagonal(fold_state<L>& s, ival off_, int d1, int d2) {
   s.strides.push_back(st);
   if (len > 0) s.offset = s.offset + (off >= 0 ? off_ * s2pt : ival{-off, off_.s} * s1pt);
   if (len == 0) s.empty = true;
-  if (s.empty || !s.phys) return;
+  if (s.empty || !physical_side(s)) return;
   if (!(s.top().clean(s.top().internal(d1)) && s.top().clean(s.top().internal(d2)) &&
         s.top().modes_of(s.top().internal(d1)) <= 1 && s.top().modes_of(s.top().internal(d2)) <= 1))
     detail::push_level(s);
@@ -414,7 +427,7 @@ constexpr void fold_unfold(fold_state<L>& s, int i, ival size, ival step) {
   s.sizes.push_back(size);
   s.strides.push_back(st);
   if (s.numel().v == 0) s.empty = true;
-  if (s.empty || !s.phys) return;
+  if (s.empty || !physical_side(s)) return;
   if (scalar) {
     detail::append_internal(s.top(), size, sv(1));
     return;
