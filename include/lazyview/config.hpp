@@ -31,6 +31,19 @@
 #define LAZYVIEW_ALWAYS_INLINE
 #endif
 
+/// LAZYVIEW_ASSUME(cond): a precondition the optimiser may rely on and the caller guarantees (a
+/// rank checked statically, a dim already wrapped). Stated where g++'s flow analysis could not
+/// bound an index and warned of reads or writes out of bounds (-Warray-bounds,
+/// -Wstringop-overflow) on paths that never run.
+#if defined(__GNUC__) || defined(__clang__)
+#define LAZYVIEW_ASSUME(cond)             \
+  do {                                    \
+    if (!(cond)) __builtin_unreachable(); \
+  } while (0)
+#else
+#define LAZYVIEW_ASSUME(cond) ((void)0)
+#endif
+
 namespace lazyview {
 
 /// The one signed index type for sizes, strides, offsets and dims (PyTorch's int64_t).

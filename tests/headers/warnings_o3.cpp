@@ -2,8 +2,9 @@
 // -Wall -Wextra (tests/headers/CMakeLists.txt adds -Werror where no sanitizer is on). g++ 12
 // there inlines a dynamic node's check (fold/fold.hpp's shown_after) and followed the fold's
 // level code into a state with no levels: -Wstringop-overflow from a chain with a slice, and
-// -Warray-bounds from a permute, 40 warnings for this file, in users' builds. The values are checked too: each dynamic
-// chain shows what the same chain with static values folds to at compile time.
+// -Warray-bounds from a permute, 40 warnings for this file, in users' builds. The values are
+// checked too: each dynamic chain shows what the same chain with static values folds to at
+// compile time.
 #include <lazyview/lazyview.hpp>
 
 #include <cstdio>
@@ -16,7 +17,7 @@ using lazyview::index_t;
 
 int failures = 0;
 
-/// Sizes, strides, offset-free view flag and contiguity of a (dynamic) and s (static) agree.
+/// Sizes, strides, view flag and contiguity of a (dynamic) and s (static) agree.
 template <class A, class S>
 void same(const char* what, const A& a, const S& s) {
   static_assert(A::rank == S::rank);

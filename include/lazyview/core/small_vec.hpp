@@ -18,9 +18,7 @@ struct ivals {
   }
   constexpr void insert(int at, ival x) {
     assume_room();
-#if defined(__GNUC__)
-    if (at < 0 || at > n) __builtin_unreachable();  // callers insert at wrapped dims
-#endif
+    LAZYVIEW_ASSUME(at >= 0 && at <= n);  // callers insert at wrapped dims
     for (int i = n; i > at; --i) v[i] = v[i - 1];
     v[at] = x;
     ++n;
@@ -31,11 +29,7 @@ struct ivals {
   }
   /// Callers never exceed N (ranks are checked statically, modes before inserting); saying so
   /// spares g++ -O3 false -Wstringop-overflow warnings.
-  constexpr void assume_room() const {
-#if defined(__GNUC__)
-    if (n < 0 || n >= (N > 0 ? N : 1)) __builtin_unreachable();
-#endif
-  }
+  constexpr void assume_room() const { LAZYVIEW_ASSUME(n >= 0 && n < (N > 0 ? N : 1)); }
   /// Product of the values (static when every factor is, or when one is a static 0).
   constexpr ival product() const {
     ival p = sv(1);

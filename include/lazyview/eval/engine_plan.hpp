@@ -324,9 +324,7 @@ inline engine_plan make_engine_plan(const loop_plan& p, index_t size) {
   // transpose of whole elements.
   const int in = a0 >= 0 ? a0 : (b0 >= 0 ? b0 : n - 1);
   const int in2 = b0 >= 0 && b0 != in ? b0 : -1;
-#if defined(__GNUC__)
-  if (in < 0 || in >= n) __builtin_unreachable();  // n > 0 here; says so to g++'s flow analysis
-#endif
+  LAZYVIEW_ASSUME(in >= 0 && in < n);  // n > 0 here; says so to g++'s flow analysis
   e.inner = l[in];
   for (int k = 0; k < n; ++k)
     if (k != in && k != in2) e.outer[e.nouter++] = l[k];

@@ -180,9 +180,7 @@ constexpr void append_internal(level& l, ival size, ival stride) {
 /// Inserts a size-1 dim at logical position i (no modes).
 constexpr void insert_unit(level& l, int i) {
   const int r = l.isz.n;
-#if defined(__GNUC__)
-  if (r < 0 || r >= max_rank) __builtin_unreachable();  // node ranks are checked statically
-#endif
+  LAZYVIEW_ASSUME(r >= 0 && r < max_rank);  // node ranks are checked statically
   int k = l.ident ? i : 0;  // a unit dim moves no data: anywhere aligned will do
   if (!l.ident) {
     for (int q = r; q > i; --q) l.perm[q] = l.perm[q - 1];
@@ -263,9 +261,7 @@ constexpr void fold_permute(fold_state<L>& s, const int* p) {
   const int r = s.sizes.n;
   ival ns[max_rank], nt[max_rank];
   for (int i = 0; i < r; ++i) {
-#if defined(__GNUC__)
-    if (p[i] < 0 || p[i] >= r) __builtin_unreachable();  // wrapped dims (g++ -Warray-bounds saw -1)
-#endif
+    LAZYVIEW_ASSUME(p[i] >= 0 && p[i] < r);  // wrapped dims (g++ -Warray-bounds saw -1)
     ns[i] = s.sizes[p[i]];
     nt[i] = s.strides[p[i]];
   }
