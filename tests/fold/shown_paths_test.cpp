@@ -1,10 +1,10 @@
-// A dynamic node computes PyTorch's side of view, reshape, permute, transpose and t() by the
-// shown-only rules of fold/shown_ops.hpp, and every other op, and every failing call, by the full
-// fold. The two must agree on everything a node keeps: sizes, strides, offset, the view flag,
-// emptiness and which values are static (explain() prints those). Each case here runs both on a
-// random shown state, static flags and argument kinds mixed, and compares them field by field;
-// where the full rule raises, the shown-only rule must decline, so that the full one throws
-// PyTorch's message (view and reshape also decline on tensors with no elements).
+// A dynamic node computes PyTorch's side of every op by the shown-only rules of
+// fold/shown_ops.hpp and fold/shown_dim_ops.hpp, and of every failing call by the full fold. The
+// two must agree on everything a node keeps: sizes, strides, offset, the view flag, emptiness and
+// which values are static (explain() prints those). Each case here runs both on a random shown
+// state, static flags and argument kinds mixed, and compares them field by field; where the full
+// rule raises, the shown-only rule must decline, so that the full one throws PyTorch's message
+// (the reshape family also declines on tensors with no elements).
 #define BOOST_TEST_MODULE shown_paths
 #include <boost/test/unit_test.hpp>
 #include <lazyview/lazyview.hpp>
@@ -102,8 +102,10 @@ bool both_ways(const shown<Ri>& in, const ival* a, int n) {
     BOOST_REQUIRE(!fast_ok);
     return false;
   }
-  // view and reshape leave tensors with no elements to the full rule
-  const bool may_decline = (std::is_same_v<Tag, tags::view> || std::is_same_v<Tag, tags::reshape>) && in.numel() == 0;
+  // the reshape family leaves tensors with no elements to the full rule
+  constexpr bool reshapes = std::is_same_v<Tag, tags::view> || std::is_same_v<Tag, tags::reshape> ||
+                            std::is_same_v<Tag, tags::flatten> || std::is_same_v<Tag, tags::unflatten>;
+  const bool may_decline = reshapes && in.numel() == 0;
   BOOST_REQUIRE(fast_ok || may_decline);
   if (!fast_ok) return true;
   require_equal(to_shown<Ro>(s), fast);
@@ -141,6 +143,110 @@ int permutes(int cases) {
   return ok;
 }
 
+/// A dim for rank R: usually in range (either sign), sometimes just outside it.
+index_t random_dim(int R) { return coin(10) ? pick(-R - 2, R + 1) : pick(-(R > 0 ? R : 1), (R > 0 ? R : 1) - 1); }
+
+/// The size of wrapped dim d of `in`, or 3 where d is out of range.
+template <int R>
+index_t size_at(const shown<R>& in, index_t d) {
+  const index_t w = d < 0 ? d + R : d;
+  return w >= 0 && w < R ? in.sizes[static_cast<std::size_t>(w)] : 3;
+}
+
+/// select, slice, narrow, squeeze, unsqueeze, movedim, diagonal and unfold on rank R.
+template <int R>
+int dim_ops(int cases) {
+  int ok = 0;
+  for (int k = 0; k < cases; ++k) {
+    shown<R> in = random_shown<R>();
+    const index_t d = random_dim(R);
+    const index_t n = size_at(in, d);
+    if constexpr (R >= 1) {
+      const ival sel[2] = {random_arg(d), random_arg(pick(-n - 1, n))};
+      ok += both_ways<tags::select, R, R - 1>(in, sel, 2);
+      const index_t big = coin(10) ? INT64_MAX : pick(-n - 2, n + 2);
+      const ival sl[4] = {random_arg(d), random_arg(coin(10) ? -big : pick(-n - 2, n + 2)), random_arg(big),
+                          random_arg(coin(5) ? pick(-1, 0) : pick(1, 3))};
+      ok += both_ways<tags::slice, R, R>(in, sl, 4);
+      const ival nw[3] = {random_arg(d), random_arg(pick(-n - 1, n + 1)), random_arg(pick(-1, n + 1))};
+      ok += both_ways<tags::narrow, R, R>(in, nw, 3);
+      shown<R> one = in;  // squeeze mostly meets a size-1 dim
+      const index_t w = d < 0 ? d + R : d;
+      if (w >= 0 && w < R && coin(80)) {
+        one.sizes[static_cast<std::size_t>(w)] = 1;
+        one.empty = one.numel() == 0;
+      }
+      const ival sq[1] = {random_arg(d)};
+      ok += both_ways<tags::squeeze, R, R - 1>(one, sq, 1);
+      const ival un[3] = {random_arg(d), random_arg(pick(-1, n + 1)), random_arg(coin(5) ? pick(-1, 0) : pick(1, 3))};
+      ok += both_ways<tags::unfold, R, R + 1>(in, un, 3);
+    } else {
+      const ival un[3] = {random_arg(d), random_arg(pick(-1, 2)), random_arg(pick(-1, 2))};
+      ok += both_ways<tags::unfold, R, R + 1>(in, un, 3);
+    }
+    const ival uq[1] = {random_arg(coin(10) ? pick(-R - 3, R + 2) : pick(-R - 1, R))};
+    ok += both_ways<tags::unsqueeze, R, R + 1>(in, uq, 1);
+    const ival mv[2] = {random_arg(d), random_arg(random_dim(R))};
+    ok += both_ways<tags::movedim, R, R>(in, mv, 2);
+    if constexpr (R >= 2) {
+      const ival dg[3] = {random_arg(pick(-5, 5)), random_arg(d), random_arg(random_dim(R))};
+      ok += both_ways<tags::diagonal, R, R - 1>(in, dg, 3);
+    }
+  }
+  return ok;
+}
+
+/// expand of rank Ri to Ro sizes: kept (-1 or the size), grown from 1, or wrong.
+template <int Ri, int Ro>
+int expands(int cases) {
+  int ok = 0;
+  for (int k = 0; k < cases; ++k) {
+    const shown<Ri> in = random_shown<Ri>();
+    std::array<ival, Ro> t{};
+    for (int i = 0; i < Ro; ++i) {
+      const int d = i - (Ro - Ri);
+      const index_t size = d >= 0 ? in.sizes[static_cast<std::size_t>(d)] : 1;
+      index_t v = size == 1 ? pick(0, 4) : size;
+      if (coin(30)) v = -1;
+      if (coin(5)) v = pick(-2, 5);
+      t[static_cast<std::size_t>(i)] = random_arg(v);
+    }
+    ok += both_ways<tags::expand, Ri, Ro>(in, t.data(), Ro);
+  }
+  return ok;
+}
+
+/// flatten(A, B) of rank Ri (the result rank depends on the dims, as the op's type says).
+template <int Ri, index_t A, index_t B>
+int flattens(int cases) {
+  using Tup = hana::basic_tuple<norm_t<decltype(c<A>)>, norm_t<decltype(c<B>)>>;
+  constexpr int Ro = tags::flatten::out_rank<Ri, Tup>;
+  int ok = 0;
+  for (int k = 0; k < cases; ++k) {
+    const shown<Ri> in = random_shown<Ri>();
+    const ival ab[2] = {sv(A), sv(B)};
+    ok += both_ways<tags::flatten, Ri, Ro>(in, ab, 2);
+  }
+  return ok;
+}
+
+/// unflatten of a dim of rank Ri into Ro - Ri + 1 parts.
+template <int Ri, int Ro>
+int unflattens(int cases) {
+  constexpr int np = Ro - Ri + 1;
+  int ok = 0;
+  for (int k = 0; k < cases; ++k) {
+    const shown<Ri> in = random_shown<Ri>();
+    const index_t d = random_dim(Ri);
+    const auto parts = random_request<np>(size_at(in, d));
+    ival a[np + 1];
+    a[0] = random_arg(d);
+    for (int i = 0; i < np; ++i) a[i + 1] = parts[static_cast<std::size_t>(i)];
+    ok += both_ways<tags::unflatten, Ri, Ro>(in, a, np + 1);
+  }
+  return ok;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(view_and_reshape_agree_with_the_full_fold) {
@@ -158,6 +264,27 @@ BOOST_AUTO_TEST_CASE(permute_transpose_and_t_agree_with_the_full_fold) {
   BOOST_TEST(ok > 15000);
 }
 
+BOOST_AUTO_TEST_CASE(dim_local_ops_agree_with_the_full_fold) {
+  int ok = dim_ops<0>(300) + dim_ops<1>(2000) + dim_ops<2>(3000) + dim_ops<3>(3000);
+  ok += dim_ops<4>(3000) + dim_ops<6>(2000) + dim_ops<7>(1000);
+  BOOST_TEST(ok > 70000);
+}
+
+BOOST_AUTO_TEST_CASE(expand_agrees_with_the_full_fold) {
+  int ok = expands<0, 0>(100) + expands<0, 2>(500) + expands<1, 1>(2000) + expands<1, 3>(2000);
+  ok += expands<2, 2>(3000) + expands<2, 4>(3000) + expands<3, 5>(3000) + expands<4, 4>(3000);
+  BOOST_TEST(ok > 8000);
+}
+
+BOOST_AUTO_TEST_CASE(flatten_and_unflatten_agree_with_the_full_fold) {
+  int ok = flattens<0, 0, -1>(200) + flattens<1, 0, 0>(500) + flattens<2, 0, 1>(2000);
+  ok += flattens<3, 1, 2>(2000) + flattens<3, 0, -1>(2000) + flattens<4, -3, -2>(2000);
+  ok += flattens<4, 2, 2>(500) + flattens<4, 2, 1>(200) + flattens<3, 0, 5>(200);
+  ok += unflattens<1, 1>(500) + unflattens<1, 3>(2000) + unflattens<2, 3>(2000);
+  ok += unflattens<3, 5>(2000) + unflattens<4, 4>(1000) + unflattens<4, 6>(2000);
+  BOOST_TEST(ok > 10000);
+}
+
 BOOST_AUTO_TEST_CASE(a_dynamic_chain_keeps_what_the_full_fold_shows) {
   // the nodes' kept states (shown-only rules) against a fold of the same chain from its leaf
   float b[2 * 3 * 4 * 5];
@@ -170,6 +297,14 @@ BOOST_AUTO_TEST_CASE(a_dynamic_chain_keeps_what_the_full_fold_shows) {
   require_equal(shown_of(v), to_shown<2>(fold(v)));
   // the stride of 6 comes from static values only (the static leaf's strides, c<4>), so it is static
   BOOST_TEST(layout_string(fold(v).sizes, fold(v).strides) == "(_4,6):(_1,_4)");
+  // select(d, -1) counts back from the size: its offset is static only where the size is
+  auto w = from_blob<2, 3, 4>(b).view(c<2>, 3, c<4>).select(c<1>, c<-1>);  // size 3 dynamic
+  require_equal(shown_of(w), to_shown<2>(fold(w)));
+  BOOST_TEST(shown_of(w).offset == 8);
+  BOOST_TEST((shown_of(w).statics >> 4 & 1u) == 0u);
+  auto u = from_blob<2, 3, 4>(b).view(2, c<3>, c<4>).select(c<1>, c<-1>);  // size 3 static
+  BOOST_TEST(shown_of(u).offset == 8);
+  BOOST_TEST((shown_of(u).statics >> 4 & 1u) == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(failing_calls_still_throw_pytorchs_message) {

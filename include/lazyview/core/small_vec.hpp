@@ -43,9 +43,9 @@ using shape_vec = ivals<max_rank>;
 /// Copies the values of v[0, n) into an error record's list.
 // g++ 12 -O3 -march=native, inlining a dynamic node's check into an error path that lists the
 // sizes, could not bound n by the rank and warned that entries past it may be read
-// uninitialised: a false positive (only [0, n) is written and read). Defining them costs every
-// op without a shown rule (fold/shown_ops.hpp) 14 of the 58 ns of building a 3-op chain, so the
-// warning is silenced here instead (tests/headers/warnings_o3.cpp).
+// uninitialised: a false positive (only [0, n) is written and read). Defining them cost 14 of
+// the 58 ns of building a 3-op chain, when its narrow still had no shown rule and went through a
+// fold state, so the warning is silenced here instead (tests/headers/warnings_o3.cpp).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"

@@ -85,7 +85,8 @@ struct op {
     Tag::apply(s, args_of(arguments()));
   }
   /// PyTorch's side of the op applied to `in`, into `out`, where the tag has a shown-only rule
-  /// (fold/shown_ops.hpp); false where it has none or the op raises (the caller folds instead).
+  /// (fold/shown_ops.hpp, fold/shown_dim_ops.hpp: every op has one); false where it has none or
+  /// the op raises (the caller folds instead, to throw PyTorch's message).
   template <int Ri, int Ro>
   constexpr bool apply_shown(const shown<Ri>& in, shown<Ro>& out) const {
     if constexpr (requires(ival* a) { Tag::apply_shown(in, a, out); })
@@ -193,6 +194,10 @@ struct flatten {
   }();
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_flatten(s, a[0], a[1]); }
+  template <int Ri, int Ro>
+  static constexpr bool apply_shown(const shown<Ri>& in, ival* a, shown<Ro>& out) {
+    return flatten_shown(in, a[0], a[1], out);
+  }
 };
 struct unflatten {
   using diag_tag = diag::op_unflatten;
@@ -205,6 +210,10 @@ struct unflatten {
     for (int i = 1; i < a.n; ++i) parts.push_back(a[i]);
     op_unflatten(s, a[0], parts);
   }
+  template <int Ri, int Ro>
+  static constexpr bool apply_shown(const shown<Ri>& in, ival* a, shown<Ro>& out) {
+    return unflatten_shown(in, a, out);
+  }
 };
 struct squeeze {
   using diag_tag = diag::op_squeeze;
@@ -213,6 +222,10 @@ struct squeeze {
   static constexpr int out_rank = R - 1;
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_squeeze(s, a[0]); }
+  template <int Ri, int Ro>
+  static constexpr bool apply_shown(const shown<Ri>& in, ival* a, shown<Ro>& out) {
+    return squeeze_shown(in, a[0], out);
+  }
 };
 struct unsqueeze {
   using diag_tag = diag::op_unsqueeze;
@@ -221,6 +234,10 @@ struct unsqueeze {
   static constexpr int out_rank = R + 1;
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_unsqueeze(s, a[0]); }
+  template <int Ri, int Ro>
+  static constexpr bool apply_shown(const shown<Ri>& in, ival* a, shown<Ro>& out) {
+    return unsqueeze_shown(in, a[0], out);
+  }
 };
 struct expand {
   using diag_tag = diag::op_expand;
@@ -229,6 +246,10 @@ struct expand {
   static constexpr int out_rank = tuple_size_v<Tup>;
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_expand(s, a); }
+  template <int Ri, int Ro>
+  static constexpr bool apply_shown(const shown<Ri>& in, ival* a, shown<Ro>& out) {
+    return expand_shown(in, a, out);
+  }
 };
 struct narrow {
   using diag_tag = diag::op_narrow;
@@ -237,6 +258,10 @@ struct narrow {
   static constexpr int out_rank = R;
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_narrow(s, a[0], a[1], a[2]); }
+  template <int R>
+  static constexpr bool apply_shown(const shown<R>& in, ival* a, shown<R>& out) {
+    return narrow_shown(in, a[0], a[1], a[2], out);
+  }
 };
 struct select {
   using diag_tag = diag::op_select;
@@ -245,6 +270,10 @@ struct select {
   static constexpr int out_rank = R - 1;
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_select(s, a[0], a[1]); }
+  template <int Ri, int Ro>
+  static constexpr bool apply_shown(const shown<Ri>& in, ival* a, shown<Ro>& out) {
+    return select_shown(in, a[0], a[1], out);
+  }
 };
 struct slice {
   using diag_tag = diag::op_slice;
@@ -253,6 +282,10 @@ struct slice {
   static constexpr int out_rank = R;
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_slice(s, a[0], a[1], a[2], a[3]); }
+  template <int R>
+  static constexpr bool apply_shown(const shown<R>& in, ival* a, shown<R>& out) {
+    return slice_shown(in, a[0], a[1], a[2], a[3], out);
+  }
 };
 struct movedim {
   using diag_tag = diag::op_movedim;
@@ -261,6 +294,10 @@ struct movedim {
   static constexpr int out_rank = R;
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_movedim(s, a[0], a[1]); }
+  template <int R>
+  static constexpr bool apply_shown(const shown<R>& in, ival* a, shown<R>& out) {
+    return movedim_shown(in, a[0], a[1], out);
+  }
 };
 struct diagonal {
   using diag_tag = diag::op_diagonal;
@@ -269,6 +306,10 @@ struct diagonal {
   static constexpr int out_rank = R - 1;
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_diagonal(s, a[0], a[1], a[2]); }
+  template <int Ri, int Ro>
+  static constexpr bool apply_shown(const shown<Ri>& in, ival* a, shown<Ro>& out) {
+    return diagonal_shown(in, a[0], a[1], a[2], out);
+  }
 };
 struct unfold {
   using diag_tag = diag::op_unfold;
@@ -277,6 +318,10 @@ struct unfold {
   static constexpr int out_rank = R + 1;
   template <int L>
   static constexpr void apply(fold_state<L>& s, const shape_vec& a) { op_unfold(s, a[0], a[1], a[2]); }
+  template <int Ri, int Ro>
+  static constexpr bool apply_shown(const shown<Ri>& in, ival* a, shown<Ro>& out) {
+    return unfold_shown(in, a[0], a[1], a[2], out);
+  }
 };
 
 }  // namespace tags

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "ops.hpp"
+#include "shown_dim_ops.hpp"
 #include "shown_ops.hpp"
 
 namespace lazyview {

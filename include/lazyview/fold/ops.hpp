@@ -245,7 +245,8 @@ constexpr void op_select(fold_state<L>& s, ival dim, ival index) {
     to_list(s.sizes, s.error.a, s.error.na);
     return;
   }
-  fold_select(s, d, index.v < 0 ? ival{index.v + n, index.s} : index);
+  // a negative index is static only where the size it counts back from is
+  fold_select(s, d, index.v < 0 ? index + s.sizes[d] : index);
 }
 
 /// slice(d, start, end, step): PyTorch's clamping, step > 0.

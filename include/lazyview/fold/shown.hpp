@@ -50,6 +50,42 @@ template <int R>
 constexpr std::uint32_t shown_offset_bit(const shown<R>& m) {
   return m.statics >> (2 * R) & 1u;
 }
+template <int R>
+constexpr ival shown_offset(const shown<R>& m) {
+  return {m.offset, static_cast<bool>(shown_offset_bit(m))};
+}
+
+/// d wrapped into [0, n) as PyTorch wraps a dim (a 0-d tensor takes -1 and 0), or -1 where
+/// wrap_dim raises. Example: (-1, 3) -> 2; (3, 3) -> -1; (-1, 0) -> 0.
+constexpr index_t wrapped(index_t d, index_t n) {
+  const index_t m = n > 0 ? n : 1;
+  const index_t w = d < 0 ? d + m : d;
+  return w >= 0 && w < m ? w : -1;
+}
+
+/// Writes a shown state value by value, gathering the static flags into one word.
+template <int R>
+struct shown_writer {
+  shown<R>& out;
+  std::uint32_t bits = 0;
+
+  constexpr void dim(int i, ival size, ival stride) {
+    out.sizes[i] = size.v;
+    out.strides[i] = stride.v;
+    bits |= static_cast<std::uint32_t>(size.s) << i | static_cast<std::uint32_t>(stride.s) << (R + i);
+  }
+  /// Dims [from, to) of `in`, written from position at on.
+  template <int Ri>
+  constexpr void dims_of(const shown<Ri>& in, int from, int to, int at) {
+    for (int i = from; i < to; ++i) dim(at + i - from, shown_size(in, i), shown_stride(in, i));
+  }
+  constexpr void finish(ival offset, bool view, bool empty) {
+    out.offset = offset.v;
+    out.statics = bits | static_cast<std::uint32_t>(offset.s) << (2 * R);
+    out.view = view;
+    out.empty = empty;
+  }
+};
 
 }  // namespace detail
 

@@ -1,16 +1,18 @@
 #pragma once
-// The commonest ops on PyTorch's side alone, from a shown state to a shown state: what a dynamic
-// node computes when it is built (expr/node.hpp). The general path loads the child's shown state
-// into a fold state, applies the op's full rule and stores the result back; for view, reshape,
-// permute and transpose that round trip, whose states are copied whole between scalar writes,
-// was most of the cost of building a small chain. These run the same rules (fold/view_rule.hpp)
-// on the values in place: building a dynamic FLUX pack chain went from 220 to 92 ns, and the
-// whole copy of a (1,3,6,6) one from 305 to 175 ns (g++ 12 -O3 -march=native, 2-core Zen 3 VM).
+// The reshape family (view, reshape, flatten, unflatten) and the permute family (permute,
+// transpose, t, movedim) on PyTorch's side alone, from a shown state to a shown state: what a
+// dynamic node computes when it is built (expr/node.hpp); fold/shown_dim_ops.hpp has the ops on
+// one or two dims. The general path loads the child's shown state into a fold state, applies the
+// op's full rule and stores the result back; that round trip, whose states are copied whole
+// between scalar writes, was most of the cost of building a small chain. These run the same
+// rules (fold/view_rule.hpp) on the values in place: building a dynamic FLUX pack chain went
+// from 220 to 92 ns, and the whole copy of a (1,3,6,6) one from 305 to 175 ns (g++ 12 -O3
+// -march=native, 2-core Zen 3 VM).
 //
 // Each returns false, having written nothing the caller reads, where the op raises an error:
-// the general path then runs and throws PyTorch's message (view and reshape also decline on
-// tensors with no elements, which the general path computes). The results, static flags included,
-// equal the general path's (tests/fold/shown_paths_test.cpp compares them).
+// the general path then runs and throws PyTorch's message (the reshape family also declines on
+// tensors with no elements, which the general path computes). The results, static flags
+// included, equal the general path's (tests/fold/shown_paths_test.cpp compares them).
 #include "shown.hpp"
 
 namespace lazyview {
@@ -113,6 +115,75 @@ constexpr bool reshape_shown(const shown<Ri>& in, ival* req, bool allow_copy, sh
   return true;
 }
 
+/// flatten(start, end): dims start..end merged, as reshape does it (a copy where they do not
+/// merge); a 0-d tensor becomes (1). Example: (2,3,4):(12,4,1), (1, 2) -> (2,12):(12,1).
+template <int Ri, int Ro>
+constexpr bool flatten_shown(const shown<Ri>& in, ival start, ival end, shown<Ro>& out) {
+  ival req[Ro > 0 ? Ro : 1];
+  if constexpr (Ri == 0) {
+    req[0] = sv(1);
+  } else {
+    const index_t a = detail::wrapped(start.v, Ri), b = detail::wrapped(end.v, Ri);
+    if (a < 0 || b < 0 || a > b || Ri - (b - a) != Ro) return false;
+    if constexpr (Ro == Ri) {  // start == end: the input
+      out = in;
+      return true;
+    }
+    int n = 0;
+    ival merged = sv(1);
+    for (int i = 0; i < Ri; ++i) {
+      const ival size = detail::shown_size(in, i);
+      if (i < a || i > b) {
+        req[n++] = size;
+      } else {
+        merged = merged * size;
+        if (i == b) req[n++] = merged;
+      }
+    }
+  }
+  return reshape_shown(in, req, true, out);
+}
+
+/// unflatten(dim, parts...) with a[0] = dim, a[1, 1 + Ro - Ri] = parts (one -1 allowed): dim
+/// splits into parts, always a view. Example: (2,12):(12,1), (1, 3, -1) -> (2,3,4):(12,4,1).
+template <int Ri, int Ro>
+constexpr bool unflatten_shown(const shown<Ri>& in, ival* a, shown<Ro>& out) {
+  constexpr int np = Ro - Ri + 1;
+  const index_t d = detail::wrapped(a[0].v, Ri);
+  if (d < 0 || Ri == 0) return false;
+  // infer_size against the size of dim d, on ivals: the inferred part's flag is the general
+  // path's (a product of static factors is static)
+  ival* parts = a + 1;
+  const ival n = detail::shown_size(in, static_cast<int>(d));
+  int infer = -1;
+  ival known = sv(1);
+  for (int k = 0; k < np; ++k) {
+    if (parts[k].v == -1) {
+      if (infer >= 0) return false;
+      infer = k;
+    } else if (parts[k].v >= 0) {
+      known = known * parts[k];
+    } else {
+      return false;
+    }
+  }
+  if (!(n == known || (infer >= 0 && known.v > 0 && n.v % known.v == 0))) return false;
+  if (infer >= 0) {
+    if (known.v == 0) return false;
+    parts[infer] = n / known;
+  }
+  ival req[Ro > 0 ? Ro : 1];
+  int m = 0;
+  for (int i = 0; i < Ri; ++i) {
+    if (i != d) {
+      req[m++] = detail::shown_size(in, i);
+    } else {
+      for (int k = 0; k < np; ++k) req[m++] = parts[k];
+    }
+  }
+  return reshape_shown(in, req, false, out);
+}
+
 /// permute of `in` by dims[0, R) as the caller wrote them (negative dims count from the end).
 /// Example: (2,3,4):(12,4,1) by (2,0,1) -> (4,2,3):(1,12,4).
 template <int R>
@@ -148,6 +219,29 @@ constexpr bool transpose_shown(const shown<R>& in, ival a, ival b, shown<R>& out
     for (int i = 0; i < R; ++i) dims[i] = sv(i);
     dims[x] = sv(y);
     dims[y] = sv(x);
+    return permute_shown(in, dims, out);
+  }
+}
+
+/// movedim(src, dst): dim src moves to position dst, the others keep their order.
+/// Example: (2,3,4):(12,4,1), (-1, 0) -> (4,2,3):(1,12,4).
+template <int R>
+constexpr bool movedim_shown(const shown<R>& in, ival src, ival dst, shown<R>& out) {
+  const index_t a = detail::wrapped(src.v, R), b = detail::wrapped(dst.v, R);
+  if (a < 0 || b < 0) return false;
+  if constexpr (R == 0) {
+    out = in;
+    return true;
+  } else {
+    ival dims[R];
+    for (int i = 0, next = 0; i < R; ++i) {
+      if (i == b) {
+        dims[i] = sv(a);
+        continue;
+      }
+      if (next == a) ++next;
+      dims[i] = sv(next++);
+    }
     return permute_shown(in, dims, out);
   }
 }
