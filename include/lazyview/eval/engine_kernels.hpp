@@ -50,32 +50,27 @@ inline bool odometer_step(const byte_loop* l, int n, index_t* idx, const char*& 
   return false;
 }
 
-/// Asks for the cache line at p ahead of its first load, into every level (PREFETCHT0).
+/// Where prefetch_line asks for a line: l1, every level (PREFETCHT0); l2, the second level only
+/// (PREFETCHT1), for lines wanted well ahead of their loads, so many at once that the first level's
+/// few miss buffers (24 on Zen 4) would cap the reads in flight, and its 32 KiB would evict them,
+/// or the lines in use, before their turn. Against l1, on a 2-core Zen 4 VM (AVX-512), GB/s,
+/// medians of 7 alternated runs of bench/, 1 thread (2 in brackets): rows asked for 512 bytes ahead
+/// (transpose_prefetch_distance), (20,6,5,30,15,16).permute(0,5,3,4,1,2) 12.0 -> 20.2 (27.1 ->
+/// 47.1), (20,44,46,7,15).permute(2,3,1,4,0) 14.0 -> 23.1 (28.6 -> 50.7),
+/// (65,58,1119).permute(2,1,0) 11.4 -> 15.1 (23.0 -> 36.8), (5,15,37,5,15,19).permute(3,1,5,0,4,2)
+/// 12.7 -> 15.7 (31.2 -> 45.0); the next unit's lines (unit_requests) where a unit reads 16 KiB or
+/// more, FLUX pack (16,16,256,256) fp32 20.5 -> 28.8 (40.4 -> 45.0), bf16 21.6 -> 36.3 (44.8 ->
+/// 51.3), (4096,4096).t() fp32 19.3 -> 24.1 (32.4 -> 40.8), (394,69,154).permute(1,2,0) 15.8 ->
+/// 22.5 (33.4 -> 38.4). Units of 4 KiB (FLUX unpack) asked this way measured 0.85-0.99x in two
+/// runs, and keep l1. Elsewhere within the noise of this machine (0.85-1.15x on plans that ask for
+/// nothing).
+enum class prefetch_to { l1, l2 };
+
+/// Asks for the cache line at p ahead of its first load, into the levels To names.
+template <prefetch_to To = prefetch_to::l1>
 inline void prefetch_line(const char* p) {
 #if defined(__GNUC__)
-  __builtin_prefetch(p, 0, 3);
-#else
-  (void)p;
-#endif
-}
-
-/// Asks for the cache line at p into the second level only (PREFETCHT1): for lines wanted
-/// well ahead of their loads, so many at once that the first level's few miss buffers (24 on
-/// Zen 4) would cap the reads in flight, and its 32 KiB would evict them, or the lines in use,
-/// before their turn. Against prefetch_line, on a 2-core Zen 4 VM (AVX-512), GB/s, medians of
-/// 7 alternated runs of bench/, 1 thread (2 in brackets): rows asked for 512 bytes ahead
-/// (transpose_prefetch_distance), (20,6,5,30,15,16).permute(0,5,3,4,1,2) 12.0 -> 20.2
-/// (27.1 -> 47.1), (20,44,46,7,15).permute(2,3,1,4,0) 14.0 -> 23.1 (28.6 -> 50.7),
-/// (65,58,1119).permute(2,1,0) 11.4 -> 15.1 (23.0 -> 36.8), (5,15,37,5,15,19).permute(
-/// 3,1,5,0,4,2) 12.7 -> 15.7 (31.2 -> 45.0); the next unit's lines (unit_requests) where a unit
-/// reads 16 KiB or more, FLUX pack (16,16,256,256) fp32 20.5 -> 28.8 (40.4 -> 45.0), bf16
-/// 21.6 -> 36.3 (44.8 -> 51.3), (4096,4096).t() fp32 19.3 -> 24.1 (32.4 -> 40.8),
-/// (394,69,154).permute(1,2,0) 15.8 -> 22.5 (33.4 -> 38.4). Units of 4 KiB (FLUX unpack) asked
-/// this way measured 0.85-0.99x in two runs, and keep prefetch_line. Elsewhere within the
-/// noise of this machine (0.85-1.15x on plans that ask for nothing).
-inline void prefetch_line_l2(const char* p) {
-#if defined(__GNUC__)
-  __builtin_prefetch(p, 0, 2);
+  __builtin_prefetch(p, 0, To == prefetch_to::l1 ? 3 : 2);
 #else
   (void)p;
 #endif
@@ -120,14 +115,14 @@ class unit_requests {
       const char* const end = row + stretch;
       for (const char* q = row - (reinterpret_cast<std::uintptr_t>(row) & 63); q < end; q += 64) {
         if (l2)
-          prefetch_line_l2(q);
+          prefetch_line<prefetch_to::l2>(q);
         else
           prefetch_line(q);
       }
     }
   }
   /// From this many bytes a unit, its lines are asked for into the second level only (see
-  /// prefetch_line_l2): half the first level, which also holds the unit that runs.
+  /// prefetch_to): half the first level, which also holds the unit that runs.
   static constexpr index_t l2_unit_bytes = 16 << 10;
 
  private:
@@ -198,7 +193,7 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
           for (int i = 0; i < T; ++i) rows[i] = s + offA[a + i];
           if (ahead != 0)
             for (int i = 0; i < T; ++i)
-              for (index_t o = bb * E; o < be * E; o += 64) prefetch_line_l2(rows[i] + o + ahead);
+              for (index_t o = bb * E; o < be * E; o += 64) prefetch_line<prefetch_to::l2>(rows[i] + o + ahead);
           else if (prefetch && a + 2 * T <= na)
             for (int i = 0; i < T; ++i)
               for (index_t o = bb * E; o < be * E; o += 64) prefetch_line(s + offA[a + T + i] + o);
@@ -250,7 +245,8 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
           const auto rows = rows_at(a);
           if (ahead != 0)
             for (int i = 0; i < T; ++i)
-              for (index_t o = 0; o < G * T * E; o += 64) prefetch_line_l2(rows(i) + bs[0] * E + o + ahead);
+              for (index_t o = 0; o < G * T * E; o += 64)
+                prefetch_line<prefetch_to::l2>(rows(i) + bs[0] * E + o + ahead);
           for (int k = 0; k < ng; ++k) {
             const index_t so = bs[k] * E, dof = a * E;
             char* const* const dr = drows + k * T;
@@ -319,7 +315,7 @@ void stream_lines_rows(const char* s, char* dcol, const index_t* offB, index_t n
       // stores nothing to it (one that outlived the loop kept some of its stores).
       alignas(64) char buf[T * 64];
       if (ahead != 0)
-        for (int j = 0; j < L; ++j) prefetch_line_l2(sb + row(a + j) + ahead);
+        for (int j = 0; j < L; ++j) prefetch_line<prefetch_to::l2>(sb + row(a + j) + ahead);
       for (int g = 0; g < G; ++g) {
         char* const out = buf + g * T * E;
         micro<E>::tile([&](int i) { return sb + row(a + g * T + i); }, [&](int i) { return out + i * 64; });

@@ -160,13 +160,7 @@ constexpr void op_movedim(fold_state<L>& s, ival src, ival dst) {
   const int b = detail::wrap(s, dst, r);
   if (s.error || a == b) return;
   int p[max_rank]{};
-  p[b] = a;
-  int next = 0;
-  for (int i = 0; i < r; ++i) {
-    if (i == b) continue;
-    if (next == a) ++next;
-    p[i] = next++;
-  }
+  detail::movedim_perm(a, b, r, p);
   fold_permute(s, p);
 }
 

@@ -55,14 +55,6 @@ constexpr ival shown_offset(const shown<R>& m) {
   return {m.offset, static_cast<bool>(shown_offset_bit(m))};
 }
 
-/// d wrapped into [0, n) as PyTorch wraps a dim (a 0-d tensor takes -1 and 0), or -1 where
-/// wrap_dim raises. Example: (-1, 3) -> 2; (3, 3) -> -1; (-1, 0) -> 0.
-constexpr index_t wrapped(index_t d, index_t n) {
-  const index_t m = n > 0 ? n : 1;
-  const index_t w = d < 0 ? d + m : d;
-  return w >= 0 && w < m ? w : -1;
-}
-
 /// Writes a shown state value by value, gathering the static flags into one word.
 template <int R>
 struct shown_writer {

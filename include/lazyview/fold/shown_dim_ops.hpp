@@ -40,10 +40,7 @@ template <int R>
 constexpr void slice_shown_at(const shown<R>& in, int d, ival start_, ival end_, ival step, shown<R>& out) {
   const ival n = detail::shown_size(in, d);
   const bool known = start_.s && end_.s && step.s && n.s;
-  index_t start = start_.v < 0 ? start_.v + n.v : start_.v;
-  index_t end = end_.v < 0 ? end_.v + n.v : end_.v;
-  start = start < 0 ? 0 : (start >= n.v ? n.v : start);
-  end = end < start ? start : (end >= n.v ? n.v : end);
+  const auto [start, end] = detail::clamp_slice(start_.v, end_.v, n.v);
   if (start == 0 && end == n.v && step.v == 1) {  // the whole dim: the state as it was
     out = in;
     return;
@@ -150,9 +147,7 @@ constexpr bool diagonal_shown(const shown<Ri>& in, ival off, ival dim1, ival dim
   const int lo = static_cast<int>(a < b ? a : b), hi = static_cast<int>(a < b ? b : a);
   const ival n1 = detail::shown_size(in, static_cast<int>(a)), n2 = detail::shown_size(in, static_cast<int>(b));
   const ival s1 = detail::shown_stride(in, static_cast<int>(a)), s2 = detail::shown_stride(in, static_cast<int>(b));
-  index_t len = off.v >= 0 ? (n1.v < n2.v - off.v ? n1.v : n2.v - off.v)
-                           : (n1.v + off.v < n2.v ? n1.v + off.v : n2.v);
-  if (len < 0) len = 0;
+  const index_t len = detail::diagonal_length(off.v, n1.v, n2.v);
   detail::shown_writer<Ro> w{out};
   w.dims_of(in, 0, lo, 0);
   w.dims_of(in, lo + 1, hi, lo);

@@ -151,27 +151,9 @@ constexpr bool unflatten_shown(const shown<Ri>& in, ival* a, shown<Ro>& out) {
   constexpr int np = Ro - Ri + 1;
   const index_t d = detail::wrapped(a[0].v, Ri);
   if (d < 0 || Ri == 0) return false;
-  // infer_size against the size of dim d, on ivals: the inferred part's flag is the general
-  // path's (a product of static factors is static)
   ival* parts = a + 1;
-  const ival n = detail::shown_size(in, static_cast<int>(d));
-  int infer = -1;
-  ival known = sv(1);
-  for (int k = 0; k < np; ++k) {
-    if (parts[k].v == -1) {
-      if (infer >= 0) return false;
-      infer = k;
-    } else if (parts[k].v >= 0) {
-      known = known * parts[k];
-    } else {
-      return false;
-    }
-  }
-  if (!(n == known || (infer >= 0 && known.v > 0 && n.v % known.v == 0))) return false;
-  if (infer >= 0) {
-    if (known.v == 0) return false;
-    parts[infer] = n / known;
-  }
+  error_info e;  // (unread: declining, the full rule throws the message)
+  if (infer_size(parts, np, detail::shown_size(in, static_cast<int>(d)), e)) return false;
   ival req[Ro > 0 ? Ro : 1];
   int m = 0;
   for (int i = 0; i < Ri; ++i) {
@@ -190,8 +172,8 @@ template <int R>
 constexpr bool permute_shown(const shown<R>& in, const ival* dims, shown<R>& out) {
   std::uint32_t seen = 0, bits = detail::shown_offset_bit(in) << (2 * R);
   for (int i = 0; i < R; ++i) {
-    const index_t d = dims[i].v < 0 ? dims[i].v + R : dims[i].v;
-    if (d < 0 || d >= R || (seen >> d & 1u)) return false;
+    const index_t d = detail::wrapped(dims[i].v, R);
+    if (d < 0 || (seen >> d & 1u)) return false;
     seen |= 1u << d;
     out.sizes[i] = in.sizes[d];
     out.strides[i] = in.strides[d];
@@ -208,9 +190,8 @@ constexpr bool permute_shown(const shown<R>& in, const ival* dims, shown<R>& out
 /// Example: (2,3,4):(12,4,1), (0, -1) -> (4,3,2):(1,4,12).
 template <int R>
 constexpr bool transpose_shown(const shown<R>& in, ival a, ival b, shown<R>& out) {
-  const index_t m = R > 0 ? R : 1;
-  const index_t x = a.v < 0 ? a.v + m : a.v, y = b.v < 0 ? b.v + m : b.v;
-  if (x < 0 || x >= m || y < 0 || y >= m) return false;
+  const index_t x = detail::wrapped(a.v, R), y = detail::wrapped(b.v, R);
+  if (x < 0 || y < 0) return false;
   if constexpr (R == 0) {
     out = in;
     return true;
@@ -233,15 +214,10 @@ constexpr bool movedim_shown(const shown<R>& in, ival src, ival dst, shown<R>& o
     out = in;
     return true;
   } else {
+    int p[R];
+    detail::movedim_perm(static_cast<int>(a), static_cast<int>(b), R, p);
     ival dims[R];
-    for (int i = 0, next = 0; i < R; ++i) {
-      if (i == b) {
-        dims[i] = sv(a);
-        continue;
-      }
-      if (next == a) ++next;
-      dims[i] = sv(next++);
-    }
+    for (int i = 0; i < R; ++i) dims[i] = sv(p[i]);
     return permute_shown(in, dims, out);
   }
 }

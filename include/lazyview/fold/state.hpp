@@ -254,6 +254,21 @@ constexpr void fold_unsqueeze(fold_state<L>& s, int i) {
 // ---------------------------------------------------------------------------------------------
 // Permutations
 
+namespace detail {
+
+/// movedim(a, b) of rank r as a permutation into p[0, r): dim a moves to position b, the others
+/// keep their order. @pre a, b wrapped. Example: (2, 0) of rank 3 -> (2, 0, 1).
+constexpr void movedim_perm(int a, int b, int r, int* p) {
+  p[b] = a;
+  for (int i = 0, next = 0; i < r; ++i) {
+    if (i == b) continue;
+    if (next == a) ++next;
+    p[i] = next++;
+  }
+}
+
+}  // namespace detail
+
 /// permute with wrapped, duplicate-free dims: output dim i is input dim p[i].
 /// Example: (2,3,4):(12,4,1) permute (2,0,1) -> (4,2,3):(1,12,4).
 template <int L>
@@ -285,17 +300,38 @@ constexpr void fold_permute(fold_state<L>& s, const int* p) {
 // ---------------------------------------------------------------------------------------------
 // Dim-local ops
 
+namespace detail {
+
+/// slice(start, end) of a dim of size n as PyTorch clamps it: negative values count from the
+/// end, both then clamp into [0, n], and end to no less than start.
+/// Example: (-2, INT64_MAX) of 6 -> [4, 6); (5, 2) of 6 -> [5, 5).
+struct slice_range {
+  index_t start, end;
+};
+constexpr slice_range clamp_slice(index_t start, index_t end, index_t n) {
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  start = start < 0 ? 0 : (start >= n ? n : start);
+  end = end < start ? start : (end >= n ? n : end);
+  return {start, end};
+}
+
+/// The length of diagonal(off) of dims of sizes n1 (rows) and n2 (columns), 0 where it misses.
+/// Example: (3, 4), off 1 -> 3; (3, 4), off -3 -> 0.
+constexpr index_t diagonal_length(index_t off, index_t n1, index_t n2) {
+  const index_t len = off >= 0 ? (n1 < n2 - off ? n1 : n2 - off) : (n1 + off < n2 ? n1 + off : n2);
+  return len < 0 ? 0 : len;
+}
+
+}  // namespace detail
+
 /// slice with a wrapped dim and step > 0; start/end clamp as in PyTorch.
 /// Example: (4,6):(6,1) slice(1, 1, 5, 2) -> (4,2):(6,2), offset 1.
 template <int L>
 constexpr void fold_slice(fold_state<L>& s, int i, ival start_, ival end_, ival step) {
   const bool known = start_.s && end_.s && step.s && s.sizes[i].s;
-  index_t start = start_.v, end = end_.v;
   const index_t n = s.sizes[i].v;
-  if (start < 0) start += n;
-  if (end < 0) end += n;
-  start = start < 0 ? 0 : (start >= n ? n : start);
-  end = end < start ? start : (end >= n ? n : end);
+  const auto [start, end] = detail::clamp_slice(start_.v, end_.v, n);
   const ival len = {(end - start + step.v - 1) / step.v, known};
   if (start == 0 && end == n && step.v == 1) return;  // whole dim: sizes and strides unchanged
   s.offset = s.offset + ival{start, known} * s.strides[i];
@@ -378,8 +414,7 @@ template <int L>
 constexpr void fold_diagonal(fold_state<L>& s, ival off_, int d1, int d2) {
   const index_t off = off_.v;
   const ival n1 = s.sizes[d1], n2 = s.sizes[d2];
-  index_t len = off >= 0 ? (n1.v < n2.v - off ? n1.v : n2.v - off) : (n1.v + off < n2.v ? n1.v + off : n2.v);
-  if (len < 0) len = 0;
+  const index_t len = detail::diagonal_length(off, n1.v, n2.v);
   const ival st = s.strides[d1] + s.strides[d2];
   const ival s1pt = s.strides[d1], s2pt = s.strides[d2];
   const int hi = d1 > d2 ? d1 : d2, lo = d1 > d2 ? d2 : d1;

@@ -158,17 +158,28 @@ constexpr view_rule_result compute_stride(const shape_vec& old_sz, const shape_v
   return r;
 }
 
+namespace detail {
+
+/// d wrapped into [0, n) as PyTorch wraps a dim (a 0-d tensor takes -1 and 0), or -1 where
+/// wrap_dim raises. Example: (-1, 3) -> 2; (3, 3) -> -1; (-1, 0) -> 0.
+constexpr index_t wrapped(index_t d, index_t n) {
+  const index_t m = n > 0 ? n : 1;
+  const index_t w = d < 0 ? d + m : d;
+  return static_cast<std::uint64_t>(w) < static_cast<std::uint64_t>(m) ? w : -1;  // 0 <= w < m
+}
+
+}  // namespace detail
+
 /// maybe_wrap_dim: maps d in [-n, n-1] to [0, n-1] (a 0-d tensor wraps as if it had one dim).
 /// On failure fills the PyTorch IndexError and returns -1.
 constexpr index_t wrap_dim(index_t d, int n, error_info& e) {
-  const index_t m = n > 0 ? n : 1;
-  const index_t w = d < 0 ? d + m : d;
-  if (static_cast<std::uint64_t>(w) >= static_cast<std::uint64_t>(m)) {  // w < 0 or w >= m
+  const index_t w = detail::wrapped(d, n);
+  if (w < 0) {
+    const index_t m = n > 0 ? n : 1;
     e.code = err::dim_out_of_range;
     e.x = d;
     e.y = -m;
     e.z = m - 1;
-    return -1;
   }
   return w;
 }
