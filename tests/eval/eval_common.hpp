@@ -46,7 +46,9 @@ T value_at(index_t i)
     if constexpr (std::is_same_v<T, rgb>)
         return rgb{static_cast<std::uint8_t>(i), static_cast<std::uint8_t>(i >> 8), static_cast<std::uint8_t>(i * 7 + 1)};
     else if constexpr (std::is_same_v<T, std::int8_t>)
-        return static_cast<std::int8_t>(static_cast<std::uint8_t>(i * 37 + 11));
+        // (the high bits mixed in: rows of a multiple of 256 bytes would otherwise all read alike,
+        // and a byte transpose that swapped rows would pass)
+        return static_cast<std::int8_t>(static_cast<std::uint8_t>((i * 37 + 11) ^ ((i >> 8) * 151) ^ (i >> 16)));
     else if constexpr (std::is_same_v<T, std::uint16_t>)
         return static_cast<std::uint16_t>((i * 40503u) ^ (i >> 3));  // bf16 stand-in: any 16-bit pattern
     else if constexpr (std::is_same_v<T, float>)

@@ -14,20 +14,20 @@ lv::engine_plan plan_of(auto const& e, index_t elem)
     return lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), elem);
 }
 
-// Checks from_blob(p, sizes).permute(perm) of a contiguous fp32 buffer against the index map:
-// output index (i_0, ..., i_R-1) reads source index i_k along dim perm[k].
-template <std::size_t R>
+// Checks from_blob(p, sizes).permute(perm) of a contiguous buffer of T (fp32 unless given)
+// against the index map: output index (i_0, ..., i_R-1) reads source index i_k along dim perm[k].
+template <std::size_t R, class T = float>
 void check_permuted(std::array<index_t, R> const& sizes, std::array<index_t, R> const& perm)
 {
-    auto buf = make_buffer<float>(numel_of(sizes));
-    float* p = buf.data();
+    auto buf = make_buffer<T>(numel_of(sizes));
+    T* p = buf.data();
     auto e = [&]<std::size_t... I>(std::index_sequence<I...>) {
         return lv::from_blob(p, {sizes[I]...}).permute(perm[I]...);
     }(std::make_index_sequence<R>{});
     std::array<index_t, R> out{};
     for (std::size_t k = 0; k < R; ++k) out[k] = sizes[static_cast<std::size_t>(perm[k])];
     auto const st = contiguous_strides(sizes);
-    check_eval<float>(e, out,
+    check_eval<T>(e, out,
                       [&](index_t f) {
                           index_t at = 0;
                           for (std::size_t k = R; k-- > 0; f /= out[k]) at += f % out[k] * st[static_cast<std::size_t>(perm[k])];
@@ -67,9 +67,18 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
     lv::engine_plan const a42 = plan_of(lv::from_blob(x, {23, 21, 5, 42, 44}).permute(2, 4, 0, 1, 3), 4);
     BOOST_TEST(a42.nA == (have ? 42 * 483 : 42));
     BOOST_TEST(a42.nB == 44);
-    // 1- and 2-byte elements have none.
-    BOOST_TEST(!lv::line_tiles(plan_of(lv::from_blob(x, {64, 64}).t(), 1)));
-    BOOST_TEST(!lv::line_tiles(plan_of(lv::from_blob(x, {64, 64}).t(), 2)));
+    // 1- and 2-byte elements: tiles of 64 x 16 bytes (VBMI) and 32 x 16 2-byte elements (BW),
+    // A of a whole line and B of half a tile.
+    bool const have1 = lv::kernels::line_tile_of(1) > 1, have2 = lv::kernels::line_tile_of(2) > 1;
+    BOOST_TEST((!have1 || (have2 && have)));
+    BOOST_TEST((!have1 || (lv::kernels::line_tile_of(1) == 64 && lv::kernels::line_tile_rows_of(1) == 16)));
+    BOOST_TEST((!have2 || (lv::kernels::line_tile_of(2) == 32 && lv::kernels::line_tile_rows_of(2) == 16)));
+    BOOST_TEST(lv::line_tiles(plan_of(lv::from_blob(x, {64, 64}).t(), 1)) == have1);
+    BOOST_TEST(lv::line_tiles(plan_of(lv::from_blob(x, {64, 8}).t(), 1)) == have1);
+    BOOST_TEST(!lv::line_tiles(plan_of(lv::from_blob(x, {64, 7}).t(), 1)));
+    BOOST_TEST(!lv::line_tiles(plan_of(lv::from_blob(x, {63, 64}).t(), 1)));
+    BOOST_TEST(lv::line_tiles(plan_of(lv::from_blob(x, {32, 8}).t(), 2)) == have2);
+    BOOST_TEST(!lv::line_tiles(plan_of(lv::from_blob(x, {31, 64}).t(), 2)));
     // Past the threshold with source rows close together: tiles, asking for the next unit.
     lv::engine_plan const close = plan_of(lv::from_blob(x, {46, 109, 14, 58}).permute(0, 3, 1, 2), 4);
     BOOST_TEST(lv::transpose_prefetch_distance(close) == 0);
@@ -177,6 +186,54 @@ BOOST_AUTO_TEST_CASE(line_tiles_streamed_rows_carried)
     check_permuted<2>({2047, 2049}, {1, 0});
     check_permuted<2>({904, 3500}, {1, 0});
     check_permuted<3>({3001, 700, 2}, {1, 0, 2});
+}
+
+BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_and_halves)
+{
+    // Tiles of 64 x 16 bytes and 32 x 16 2-byte elements (where the target has them; the older
+    // tiles elsewhere), at 1, 2 and 0 threads. In place: B of 64 bytes (four steps of 16 per
+    // sweep, a source line each), with steps left over (80, 200: one, or a partial one of 8),
+    // partial tiles alone (8, 13) and A with a tail (69 = 64 + 5, 300). Streamed whole lines
+    // (4 MiB, scattered): (2048,2048).t(), and B = 1990 in chunks of 256 and a last of 454
+    // (seven sweeps of 64 and a partial step of 6), (1024,1990).t(); a partial step alone
+    // (B = 15): (1000000,15).t() bytes, (600000,15).t(), 15 and 18 MB. Rows not on a line
+    // (nt_rows): (4001,4003).t() bytes, (2003,3301).t() 2-byte elements (16 and 13 MB, rows of
+    // 4001 and 4006 bytes).
+    for (index_t const n : {69, 300})
+        for (index_t const b : {8, 13, 64, 80, 200}) {
+            check_permuted<2, std::int8_t>({n, b}, {1, 0});
+            check_permuted<2, std::uint16_t>({n, b}, {1, 0});
+        }
+    check_permuted<2, std::int8_t>({2048, 2048}, {1, 0});
+    check_permuted<2, std::int8_t>({2048, 1990}, {1, 0});
+    check_permuted<2, std::uint16_t>({1024, 1990}, {1, 0});
+    check_permuted<2, std::int8_t>({1000000, 15}, {1, 0});
+    check_permuted<2, std::uint16_t>({600000, 15}, {1, 0});
+    check_permuted<2, std::int8_t>({4001, 4003}, {1, 0});
+    check_permuted<2, std::uint16_t>({2003, 3301}, {1, 0});
+}
+
+BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_plans)
+{
+    // Which ways the cases above take, where the target has the tiles.
+    if (lv::kernels::line_tile_of(1) == 1) return;
+    std::vector<std::int8_t> in(1);
+    std::int8_t const* x = in.data();
+    lv::tensor<std::int8_t, 1> out({64});
+    lv::engine_plan sq = plan_of(lv::from_blob(x, {2048, 1990}).t(), 1);
+    lv::use_streaming_stores(sq, out.data(), index_t{2048} * 1990);
+    BOOST_TEST((sq.nt && !sq.nt_rows && lv::line_tiles(sq) && lv::prefetch_next_unit(sq)));
+    BOOST_TEST((sq.blocks_b == 7 && sq.nB - 6 * sq.block_b == 454));
+    lv::engine_plan part = plan_of(lv::from_blob(x, {1000000, 15}).t(), 1);
+    lv::use_streaming_stores(part, out.data(), index_t{1000000} * 15);
+    BOOST_TEST((part.nt && part.nB == 15 && lv::line_tiles(part)));
+    lv::engine_plan rows = plan_of(lv::from_blob(x, {4001, 4003}).t(), 1);
+    lv::use_streaming_stores(rows, out.data(), index_t{4001} * 4003);
+    BOOST_TEST((rows.nt && rows.nt_rows));
+    lv::engine_plan rows2 = plan_of(lv::from_blob(x, {2003, 3301}).t(), 2);
+    lv::use_streaming_stores(rows2, out.data(), index_t{2003} * 3301 * 2);
+    BOOST_TEST((rows2.nt && rows2.nt_rows));
+    BOOST_TEST(lv::line_tiles(plan_of(lv::from_blob(x, {300, 200}).t(), 1)));
 }
 
 }  // namespace evaltest

@@ -6,8 +6,8 @@
 //   2. If the unit-stride loops of the two sides differ, the plan is a batched 2-D transpose:
 //      group A (contiguous in the destination, up to 64 elements) and group B (contiguous in the
 //      source, up to 1024) are grown, and tiles of T x T wide elements move through registers
-//      (kernels/micro; with AVX-512, 4- and 8-byte elements in tiles of whole-line rows,
-//      kernels::line_micro). Rows of a tile are addressed through offset tables, so a group may
+//      (kernels/micro; with AVX-512, tiles of whole-line rows, kernels::line_micro: 4- and
+//      8-byte elements, 2-byte ones with BW, bytes with VBMI). Rows of a tile are addressed through offset tables, so a group may
 //      combine dims with unrelated strides on its other side. Large destinations go out by
 //      streaming stores, through a buffer or straight from whole-line tiles (eval/memory_hints.hpp).
 //   3. Otherwise a strided loop of wide elements.
@@ -100,21 +100,32 @@ constexpr bool stream_lines_fit(int E) {
   return T > 1 && 64 % (T * E) == 0;
 }
 
-/// Tile size of the whole-line streaming kernel for E-byte elements (1: none on this target).
-constexpr int line_tile_of(int E) {
+/// The whole-line tiles for E-byte elements on this target: `a` elements of A (a line), `b` rows
+/// of B (16 for 1-, 2- and 4-byte elements, 8 for 8-byte ones); 1 x 1: none.
+struct line_tile_extent {
+  int a, b;
+};
+constexpr line_tile_extent line_tile_extent_of(int E) {
   switch (E) {
-    case 4: return line_micro<4>::T;
-    case 8: return line_micro<8>::T;
-    default: return 1;
+    case 1: return {line_micro<1>::T, line_micro<1>::TB};
+    case 2: return {line_micro<2>::T, line_micro<2>::TB};
+    case 4: return {line_micro<4>::T, line_micro<4>::TB};
+    case 8: return {line_micro<8>::T, line_micro<8>::TB};
+    default: return {1, 1};
   }
 }
+/// A-extent of the whole-line tiles for E-byte elements (1: none on this target).
+constexpr int line_tile_of(int E) { return line_tile_extent_of(E).a; }
+/// B-extent of the whole-line tiles for E-byte elements (1: none on this target).
+constexpr int line_tile_rows_of(int E) { return line_tile_extent_of(E).b; }
 
-/// Tile size of the tiles that stream rows not starting on a line through a buffer (nt_rows,
+/// A-extent of the tiles that stream rows not starting on a line through a buffer (nt_rows,
 /// kernels::transpose_lines with line_out::stream_rows) for E-byte elements: whole-line tiles
-/// where the target has them, else the register tiles of micro<E> (AVX2, SSE2); 1: none.
+/// where the target has them, else the register tiles of micro<E> for 4- and 8-byte elements
+/// (AVX2, SSE2); 1: none.
 constexpr int rows_tile_of(int E) {
-  if (E != 4 && E != 8) return 1;
-  return line_tile_of(E) > 1 ? line_tile_of(E) : tile_of(E);
+  if (line_tile_of(E) > 1) return line_tile_of(E);
+  return E == 4 || E == 8 ? tile_of(E) : 1;
 }
 
 }  // namespace kernels

@@ -60,8 +60,8 @@ inline index_t transpose_prefetch_distance(const engine_plan& p);
 /// Whether a transpose has the indices whole-line tiles need (the target has them for its
 /// element size, A a tile, B half a tile): the shape part of line_tiles, and of nt_rows.
 inline bool line_tiles_fit(const engine_plan& p) {
-  const index_t T = kernels::line_tile_of(p.elem);
-  return p.kind == engine_plan::transpose && T > 1 && p.nA >= T && 2 * p.nB >= T;
+  const index_t T = kernels::line_tile_of(p.elem), TB = kernels::line_tile_rows_of(p.elem);
+  return p.kind == engine_plan::transpose && T > 1 && p.nA >= T && 2 * p.nB >= TB;
 }
 
 /// Whether a transpose has the indices the tiles of nt_rows need (kernels::rows_tile_of): with
@@ -344,10 +344,11 @@ inline index_t transpose_prefetch_distance(const engine_plan& p) {
 }
 
 /// Whether a transpose runs as whole-line tiles (kernels::transpose_lines): where the target has
-/// such a kernel for its element size (AVX-512, 4 and 8 bytes) and both groups have a tile's
-/// worth of indices; streamed, or in place unless it takes transpose_prefetch_distance (large,
-/// far-apart source rows), whose tuned requests the older tiles keep (given whole-line tiles and
-/// the next unit's lines instead, they measured 0.77-1.21x). Against the AVX2 8x8 tiles, on a
+/// such a kernel for its element size (AVX-512: 4 and 8 bytes; 2 with BW, 1 with VBMI) and both
+/// groups have a tile's worth of indices (B: half a tile); streamed, or in place unless it takes
+/// transpose_prefetch_distance (large, far-apart source rows), whose tuned requests the older
+/// tiles keep (given whole-line tiles and the next unit's lines instead, they measured
+/// 0.77-1.21x). Against the AVX2 8x8 tiles, on a
 /// 2-core Zen 5 VM, 1 thread, GB/s (medians of 3 alternated runs): streamed, (4096,4096).t()
 /// fp32 17 -> 34-36, FLUX pack fp32 (16,16,256,256) 21 -> 40, unpack 19 -> 39; in place, FLUX
 /// bf16 pack (1,16,128,128) 65 -> 87, (1,16,64,64) 71 -> 93, unpack fp32 (1,16,256,256)
