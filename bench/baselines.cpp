@@ -30,8 +30,9 @@ runner make_loop(const workload& w, int threads, const void* src, void* dst, boo
 }
 
 runner make_loop_any(const workload& w, int threads, const void* src, void* dst, bool dst_order) {
-  if (w.esize == 4) return make_loop<float>(w, threads, src, dst, dst_order);
-  return make_loop<std::uint16_t>(w, threads, src, dst, dst_order);
+  return dispatch_esize(w.esize, [&]<class T>(std::type_identity<T>) {
+    return make_loop<T>(w, threads, src, dst, dst_order);
+  });
 }
 
 // FLUX by hand: out[b][(ih,iw)][(c,ph,pw)] = x[b][c][2ih+ph][2iw+pw], source order, literal 2s.
@@ -106,8 +107,9 @@ void add_baseline_impls(std::vector<impl>& v) {
                }});
   v.push_back({"loop_flux_literal2", true, [](const workload& w, int) { return w.is_flux(); },
                [](const workload& w, int t, const void* src, void* dst) -> runner {
-                 if (w.esize == 4) return make_flux_loop<float>(w, t, src, dst);
-                 return make_flux_loop<std::uint16_t>(w, t, src, dst);
+                 return dispatch_esize(w.esize, [&]<class T>(std::type_identity<T>) {
+                   return make_flux_loop<T>(w, t, src, dst);
+                 });
                }});
 }
 

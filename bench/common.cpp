@@ -26,7 +26,9 @@ buffer::~buffer() { std::free(p); }
 
 namespace {
 
-/// Pattern that is never a NaN or Inf, as fp32 or as bf16 (bit 14 of every 16-bit word is 0).
+/// Pattern that is never a NaN or Inf, as fp32 or as bf16 (bit 14 of every 16-bit word is 0). As
+/// u8 it is as good a check: low bytes take all 256 values and high bytes 128 (bit 6 clear), mixed
+/// from the whole index, so a misplaced byte differs from the right one 99.5% of the time.
 void fill_pattern(void* p, std::size_t bytes) {
   auto* w = static_cast<std::uint16_t*>(p);
   const std::size_t n = bytes / 2;

@@ -13,8 +13,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace lvb {
@@ -25,7 +27,7 @@ using index_t = std::int64_t;
 struct workload {
   enum kind_t { chain, permute_only };
   std::string family;  ///< flux_pack, flux_unpack, small, agents, transpose, perm, runs
-  std::string dtype;   ///< fp32 or bf16 (bf16 = uint16_t storage)
+  std::string dtype;   ///< fp32, bf16 (uint16_t storage) or u8 (uint8_t storage)
   std::string shape;   ///< name part, e.g. 1x16x128x128
   int esize = 4;       ///< bytes per element
   kind_t kind = chain;
@@ -56,6 +58,27 @@ struct workload {
     return id() + "/t" + std::to_string(threads) + "/" + impl;
   }
 };
+
+/// Bytes per element of a dtype name.
+inline int esize_of(const std::string& dtype) {
+  if (dtype == "fp32") return 4;
+  if (dtype == "bf16") return 2;
+  if (dtype == "u8") return 1;
+  throw std::invalid_argument("unknown dtype " + dtype);
+}
+
+/// Calls f(std::type_identity<T>{}) with the storage type of esize-byte elements (float,
+/// uint16_t, uint8_t): the implementations only move elements, so the storage type is all they
+/// need, and each instantiates its kernels once per element size here.
+template <class F>
+decltype(auto) dispatch_esize(int esize, F&& f) {
+  switch (esize) {
+    case 4: return f(std::type_identity<float>{});
+    case 2: return f(std::type_identity<std::uint16_t>{});
+    case 1: return f(std::type_identity<std::uint8_t>{});
+    default: throw std::runtime_error("no storage type for " + std::to_string(esize) + "-byte elements");
+  }
+}
 
 /// Runs one evaluation and returns a pointer to the output bytes (for verification).
 using runner = std::function<const void*()>;

@@ -144,18 +144,21 @@ void add_lazyview_impls(std::vector<impl>& v) {
   // contiguous() has no thread parameter (it always runs on the calling thread): t1 only.
   v.push_back({"lazyview_contiguous", true, [](const workload&, int t) { return t == 1; },
                [](const workload& w, int t, const void* src, void* dst) {
-                 return w.esize == 4 ? make_typed<float>(w, t, src, dst, true)
-                                     : make_typed<std::uint16_t>(w, t, src, dst, true);
+                 return dispatch_esize(w.esize, [&]<class T>(std::type_identity<T>) {
+                   return make_typed<T>(w, t, src, dst, true);
+                 });
                }});
   v.push_back({"lazyview_copy", true, [](const workload&, int) { return true; },
                [](const workload& w, int t, const void* src, void* dst) {
-                 return w.esize == 4 ? make_typed<float>(w, t, src, dst, false)
-                                     : make_typed<std::uint16_t>(w, t, src, dst, false);
+                 return dispatch_esize(w.esize, [&]<class T>(std::type_identity<T>) {
+                   return make_typed<T>(w, t, src, dst, false);
+                 });
                }});
   v.push_back({"lazyview_copy_static", true, [](const workload& w, int) { return w.is_flux(); },
                [](const workload& w, int t, const void* src, void* dst) {
-                 return w.esize == 4 ? make_flux_static_typed<float>(w, t, src, dst)
-                                     : make_flux_static_typed<std::uint16_t>(w, t, src, dst);
+                 return dispatch_esize(w.esize, [&]<class T>(std::type_identity<T>) {
+                   return make_flux_static_typed<T>(w, t, src, dst);
+                 });
                }});
 }
 

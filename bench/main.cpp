@@ -30,7 +30,7 @@ workload flux(bool pack, const char* dtype, index_t B, index_t C, index_t H, ind
   w.family = pack ? "flux_pack" : "flux_unpack";
   w.pack = pack;
   w.dtype = dtype;
-  w.esize = std::strcmp(dtype, "fp32") == 0 ? 4 : 2;
+  w.esize = esize_of(dtype);
   w.shape = join({B, C, H, W});
   w.flux = {B, C, H, W};
   const index_t h = H / 2, wd = W / 2;
@@ -69,7 +69,7 @@ workload permutation(const char* family, const std::vector<index_t>& sizes, cons
   workload w;
   w.family = family;
   w.dtype = dtype;
-  w.esize = std::strcmp(dtype, "fp32") == 0 ? 4 : 2;
+  w.esize = esize_of(dtype);
   w.kind = workload::permute_only;
   w.in = sizes;
   w.view = sizes;
@@ -160,6 +160,10 @@ std::vector<workload> small_shapes() {
   return v;
 }
 
+/// Every case. The transposes: 4096x4096 fp32, and 1- and 2-byte transposes (image planes, int8
+/// and fp16/bf16 weights), which run through whole-line tiles of bytes and of 2-byte elements
+/// with AVX-512 (BW for 2-byte elements, VBMI for bytes): rows a power of two apart and not
+/// (4160 rows of 4032 bytes), and one in cache (512x512 bytes, 256 KiB).
 std::vector<workload> all_workloads() {
   std::vector<workload> v;
   const index_t shapes[][4] = {{1, 16, 128, 128}, {1, 16, 256, 256}, {4, 16, 256, 256}, {16, 16, 256, 256}};
@@ -169,6 +173,10 @@ std::vector<workload> all_workloads() {
   v.push_back(agents(42, 50, 6));
   v.push_back(agents(4200, 500, 600));
   v.push_back(permutation("transpose", {4096, 4096}, {1, 0}));
+  v.push_back(permutation("transpose", {4096, 4096}, {1, 0}, "u8"));    // 16 MiB, rows a power of two apart
+  v.push_back(permutation("transpose", {4160, 4032}, {1, 0}, "u8"));    // about 16 MiB, rows 4032 bytes apart
+  v.push_back(permutation("transpose", {4096, 2048}, {1, 0}, "bf16"));  // 16 MiB
+  v.push_back(permutation("transpose", {512, 512}, {1, 0}, "u8"));      // 256 KiB, in cache
   for (auto& w : random_permutations()) v.push_back(w);
   for (auto& w : run_orders()) v.push_back(w);
   for (auto& w : layouts()) v.push_back(w);

@@ -95,13 +95,15 @@ runner make_typed(const workload& w, int threads, const void* src, void* dst, bo
 void add_eigen_impls(std::vector<impl>& v) {
   v.push_back({"eigen", true, [](const workload&, int) { return true; },
                [](const workload& w, int t, const void* src, void* dst) {
-                 return w.esize == 4 ? make_typed<float>(w, t, src, dst, false)
-                                     : make_typed<std::uint16_t>(w, t, src, dst, false);
+                 return dispatch_esize(w.esize, [&]<class T>(std::type_identity<T>) {
+                   return make_typed<T>(w, t, src, dst, false);
+                 });
                }});
   v.push_back({"eigen_shuffle", true, [](const workload& w, int) { return w.kind == workload::chain; },
                [](const workload& w, int t, const void* src, void* dst) {
-                 return w.esize == 4 ? make_typed<float>(w, t, src, dst, true)
-                                     : make_typed<std::uint16_t>(w, t, src, dst, true);
+                 return dispatch_esize(w.esize, [&]<class T>(std::type_identity<T>) {
+                   return make_typed<T>(w, t, src, dst, true);
+                 });
                }});
 }
 

@@ -3,11 +3,13 @@
 //   torch_reshape:  y = x.view(V).permute(P).reshape(O)  (a new tensor each call, as in PyTorch;
 //                   for plain permutations: x.permute(P).contiguous())
 //   torch_copy:     out.view(permuted sizes).copy_(x.view(V).permute(P))  into the preallocated buffer
-// bf16 cases use at::kBFloat16 over the same uint16_t storage.
+// bf16 cases use at::kBFloat16 over the same uint16_t storage, u8 cases at::kByte.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "common.hpp"
 
@@ -15,9 +17,18 @@ namespace lvb {
 
 namespace {
 
+at::ScalarType scalar_type(int esize) {
+  switch (esize) {
+    case 4: return at::kFloat;
+    case 2: return at::kBFloat16;
+    case 1: return at::kByte;
+    default: throw std::runtime_error("no LibTorch dtype for " + std::to_string(esize) + "-byte elements");
+  }
+}
+
 runner make(const workload& w, int threads, const void* src, void* dst, bool copy) {
   at::set_num_threads(threads);
-  const auto opts = at::TensorOptions().dtype(w.esize == 4 ? at::kFloat : at::kBFloat16);
+  const auto opts = at::TensorOptions().dtype(scalar_type(w.esize));
   const at::Tensor x = at::from_blob(const_cast<void*>(src), w.in, opts);
   const std::vector<int64_t> perm(w.perm.begin(), w.perm.end());
   const std::vector<int64_t> view = w.view, out = w.out, permuted = w.permuted();

@@ -80,14 +80,16 @@ runner make_typed(const workload& w, const void* src, void* dst, bool transpose_
 void add_xtensor_impls(std::vector<impl>& v) {
   v.push_back({"xtensor", true, [](const workload&, int t) { return t == 1; },
                [](const workload& w, int, const void* src, void* dst) {
-                 return w.esize == 4 ? make_typed<float>(w, src, dst, false)
-                                     : make_typed<std::uint16_t>(w, src, dst, false);
+                 return dispatch_esize(w.esize, [&]<class T>(std::type_identity<T>) {
+                   return make_typed<T>(w, src, dst, false);
+                 });
                }});
   v.push_back({"xtensor_transpose", true,
                [](const workload& w, int t) { return t == 1 && w.kind == workload::chain; },
                [](const workload& w, int, const void* src, void* dst) {
-                 return w.esize == 4 ? make_typed<float>(w, src, dst, true)
-                                     : make_typed<std::uint16_t>(w, src, dst, true);
+                 return dispatch_esize(w.esize, [&]<class T>(std::type_identity<T>) {
+                   return make_typed<T>(w, src, dst, true);
+                 });
                }});
 }
 

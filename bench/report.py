@@ -27,6 +27,13 @@ IMPLS = [
     "xtensor", "xtensor_transpose",
 ]
 BOUNDS = ("memcpy", "stream_copy")
+# Dtypes (a name's second part) in section order, with the storage note of their headings; a dtype
+# not listed here still gets a section, after these.
+DTYPES = OrderedDict([
+    ("fp32", ""),
+    ("bf16", "uint16_t storage; LibTorch uses kBFloat16"),
+    ("u8", "uint8_t storage; LibTorch uses kByte"),
+])
 LOOPS = ("loop", "loop_srcorder", "loop_flux_literal2")
 
 IMPL_NOTES = OrderedDict([
@@ -283,7 +290,7 @@ def main():
         ("flux_pack", "FLUX `_pack_latents`: `x.view(B,C,H/2,2,W/2,2).permute(0,2,4,1,3,5).reshape(B,(H/2)*(W/2),C*4)`"),
         ("flux_unpack", "FLUX `_unpack_latents`: `p.view(B,H/2,W/2,C,2,2).permute(0,3,1,4,2,5).reshape(B,C,H,W)`"),
         ("agents", "Agents: `a.reshape(G,T/G,N,6).permute(0,2,1,3).reshape(G,N,-1)` for (T,N,6) = (42,50,6), G = 6 and (4200,500,6), G = 600"),
-        ("transpose", "2-D transpose, 4096x4096 fp32: `x.permute(1,0)` (contiguous result)"),
+        ("transpose", "2-D transpose: `x.permute(1,0)` (contiguous result): 4096x4096 fp32, and 1- and 2-byte elements (image planes, int8 and fp16/bf16 weights; u8 = uint8_t storage, LibTorch kByte): 4096x4096 and 4160x4032 u8 and 4096x2048 bf16 (16 MiB), 512x512 u8 (256 KiB, in cache)"),
         ("perm", "Random permutations (HPTT style): `x.permute(P)`, fp32, about 2^22 elements (16 MiB) each, fixed seed; name = sizes_pPERM"),
         ("small", "Small and odd shapes, in cache: FLUX pack and unpack of (1,C,H,W) fp32, and `x.permute(1,0,2)` of small images (RGB, RGBA) and of 32-byte rows, 1 thread. The target here is the plain loops (`loop`, `loop_srcorder`, `loop_flux_literal2`), not memcpy: a call's fixed costs (folding, planning) dominate; `lazyview_copy_static` runs small static plans as a loop nest of constants"),
         ("layout", "Interleaved <-> planar layouts: `x.permute(P)`, about 16 MiB each: HWC -> CHW and back (C = 3, fp32 and bf16), RGBA -> planes, (re, im) pairs -> two planes and back, 8 planes -> interleaved, fp32 (narrow transposes, `eval/narrow.hpp`)"),
@@ -296,10 +303,11 @@ def main():
         w(f"## {title}")
         w("")
         if fam.startswith("flux"):
-            for dt in ("fp32", "bf16"):
+            run = {k[0].split("/")[1] for k in keys}
+            for dt in [d for d in DTYPES if d in run] + sorted(run - set(DTYPES)):
                 ks = [k for k in keys if k[0].split("/")[1] == dt]
                 if ks:
-                    w(f"### {dt}" + (" (uint16_t storage; LibTorch uses kBFloat16)" if dt == "bf16" else ""))
+                    w(f"### {dt}" + (f" ({DTYPES[dt]})" if DTYPES.get(dt) else ""))
                     w("")
                     w(section_table(cases, ks, IMPLS)[0])
                     w("")
