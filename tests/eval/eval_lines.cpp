@@ -213,6 +213,62 @@ BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_and_halves)
     check_permuted<2, std::uint16_t>({2003, 3301}, {1, 0});
 }
 
+BOOST_AUTO_TEST_CASE(line_tiles_in_place_order)
+{
+    // In place, a unit goes tile of A by tile, each sweeping B, where its source rows fall in
+    // fewer L1 sets for their number than its destination rows (kernels::sweep_source_rows,
+    // engine_plan::tiles_of_a); else step of B by step, each sweeping A.
+    std::array<index_t, 16> far{}, near{}, half{};
+    for (std::size_t i = 0; i < 16; ++i) {
+        far[i] = static_cast<index_t>(i) * 4096;
+        near[i] = static_cast<index_t>(i) * 64;
+        half[i] = static_cast<index_t>(i / 2 * 4096 + i % 2 * 256);
+    }
+    BOOST_TEST(lv::kernels::sweep_source_rows(16, 16, far.data(), near.data()));
+    BOOST_TEST(lv::kernels::sweep_source_rows(16, 16, half.data(), near.data()));
+    BOOST_TEST(!lv::kernels::sweep_source_rows(16, 16, near.data(), far.data()));
+    BOOST_TEST(!lv::kernels::sweep_source_rows(16, 16, far.data(), far.data()));  // (a tie)
+    BOOST_TEST(!lv::kernels::sweep_source_rows(16, 16, near.data(), near.data()));
+    BOOST_TEST(lv::kernels::sweep_source_rows(16, 8, far.data(), near.data()));
+    std::array<index_t, 64> part{};
+    lv::byte_loop const g[2] = {{2, 256, 0}, {3, 4096, 0}};  // (FLUX pack's channel and row pair)
+    lv::kernels::group_offsets(g, 2, true, part.data(), 5);
+    BOOST_TEST(fmt(std::array<index_t, 6>{part[0], part[1], part[2], part[3], part[4], part[5]}) ==
+               fmt(std::array<index_t, 6>{0, 256, 4096, 4352, 8192, 0}));
+    bool const have = lv::kernels::line_tile_of(4) > 1;
+    std::vector<float> in(1);
+    float const* x = in.data();
+    index_t const C = 16, H = 128, W = 128;
+    auto const pack = plan_of(lv::from_blob(x, {1, C, H, W}).view(1, C, H / 2, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5)
+                                  .reshape(1, H / 2 * (W / 2), C * 4), 4);
+    BOOST_TEST((pack.elem == 8 && pack.tiles_of_a == have));
+    auto const unpack = plan_of(lv::from_blob(x, {1, H / 2 * (W / 2), C * 4}).view(1, H / 2, W / 2, C, 2, 2)
+                                    .permute(0, 3, 1, 4, 2, 5).reshape(1, C, H, W), 4);
+    BOOST_TEST((unpack.elem == 8 && !unpack.tiles_of_a));
+    BOOST_TEST(plan_of(lv::from_blob(x, {256, 1024}).t(), 4).tiles_of_a == have);
+    BOOST_TEST(!plan_of(lv::from_blob(x, {1024, 256}).t(), 4).tiles_of_a);
+    BOOST_TEST(!plan_of(lv::from_blob(x, {512, 512}).t(), 4).tiles_of_a);
+
+    // Values at 1, 2 and 0 threads, in place (under 2 MiB), where the target has the tiles:
+    // source rows 4 KiB apart (tiles of A) and the other way round (steps of B), fp32 and
+    // 8-byte elements; bytes and 2-byte elements whose source lines go staged four and two
+    // steps at a time, then single steps, the last moved back (B = 4090 = 63 * 64 + 58 bytes,
+    // 2043 = 63 * 32 + 27 2-byte elements), into destinations at 16 mod 64 (std::vector).
+    check_permuted<2>({256, 1024}, {1, 0});
+    check_permuted<2>({1024, 256}, {1, 0});
+    check_permuted<2, double>({200, 512}, {1, 0});
+    auto narrowed = [&]<class T>(T, index_t rows, index_t cols, index_t keep) {
+        auto buf = make_buffer<T>(rows * cols);
+        T const* p = buf.data();
+        auto e = lv::from_blob(p, {rows, cols}).narrow(1, 0, keep).t();
+        check_eval<T const>(e, std::array<index_t, 2>{keep, rows},
+                            [&](index_t f) { return p[f % rows * cols + f / rows]; },
+                            "narrow(1,0," + std::to_string(keep) + ") of " + fmt(std::array<index_t, 2>{rows, cols}) + ", .t()");
+    };
+    narrowed(std::int8_t{}, 300, 4096, 4090);
+    narrowed(std::uint16_t{}, 300, 2048, 2043);
+}
+
 BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_plans)
 {
     // Which ways the cases above take, where the target has the tiles.

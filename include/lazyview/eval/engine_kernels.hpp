@@ -15,27 +15,6 @@ namespace lazyview {
 
 namespace kernels {
 
-/// Offsets (bytes, on one side) of every index of a group, members innermost first: the table
-/// for the first k members, repeated once per further index of member k, each copy shifted by
-/// its stride. A few instructions per entry, where an odometer over the members took about 25
-/// (850 of the 7000 instructions of a dynamic (1,16,4,4) FLUX pack).
-/// Example: members of sizes 2 and 3 with source strides 12 and 4 bytes: 0, 12, 4, 16, 8, 20.
-/// @pre ng >= 1, every member of size 2 or more. @post out holds the product of their sizes entries.
-inline void group_offsets(const byte_loop* g, int ng, bool src_side, index_t* out) {
-  // The innermost member as a progression: built by repeating, each entry would wait on the one
-  // before it, and a one-member group can be long ((449,551,17).permute(2,0,1) fp32: A of
-  // 247399, 0.75 -> 0.57 of memcpy). The members after it repeat blocks at least two apart.
-  const index_t st0 = src_side ? g[0].ss : g[0].ds;
-  for (index_t i = 0; i < g[0].n; ++i) out[i] = i * st0;
-  index_t count = g[0].n;
-  for (int m = 1; m < ng; ++m) {
-    const index_t st = src_side ? g[m].ss : g[m].ds;
-    const index_t next = count * g[m].n;
-    for (index_t i = count; i < next; ++i) out[i] = out[i - count] + st;
-    count = next;
-  }
-}
-
 /// One step of an odometer over loops l[0, n), the last innermost: moves s and d to the next
 /// index; returns false when every loop wrapped round (the walk is over).
 inline bool odometer_step(const byte_loop* l, int n, index_t* idx, const char*& s, char*& d) {
@@ -446,9 +425,11 @@ inline void gather_runs(const engine_plan& p, const char* s, char* d, const inde
 /// whose rows share their destination rows' offsets within a line, then each row leaves by
 /// stream_row (whole lines streamed; an unfinished line at either end is carried between the
 /// units of a chunk, see line_carry, or stored plainly). Per TB rows of B, the destination row
-/// pointers are built once and the tiles sweep A.
+/// pointers are built once and the tiles sweep A; in place, where the unit's source rows crowd
+/// fewer cache sets than its destination rows (sweep_source_rows), each tile of A sweeps B
+/// instead (engine_plan::tiles_of_a).
 /// `next` (if its s is set): while the unit runs it asks for the source lines of the unit that
-/// runs after it, a few of its rows per step of B (unit_requests): (4096,4096).t() fp32
+/// runs after it, a few of its rows per step of B or tile of A (unit_requests): (4096,4096).t() fp32
 /// streamed, on a 2-core Zen 5 VM, ran
 /// 31-38 GB/s, against 23-25 with the same requests made a tile column at a time across the
 /// rows and 19-20 with requests 512 bytes ahead along each row (a streaming copy: 40-50).
@@ -479,7 +460,12 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   const index_t na = a_end - a_begin;
   const index_t head = Out == line_out::in_place ? aligned_head(p, dcol + offB[b_begin], E, 64) : 0;
   const index_t steps = (b_end - b_begin + TB - 1) / TB;
-  unit_requests<E> req(next, offA, steps);
+  // in place, tiles of A each sweeping B (engine_plan::tiles_of_a), the unit's requests then a
+  // share per tile of A; else steps of B each sweeping A, requests a share per step
+  const bool a_major = Out == line_out::in_place && p.tiles_of_a && b_end - b_begin >= TB;
+  index_t tiles_a = 0;
+  if (a_major) for_tiles_a<T>(na, head, [&](index_t) { ++tiles_a; });
+  unit_requests<E> req(next, offA, a_major ? tiles_a : steps);
   // rows b, b+1, ... b+rows-1 of B across the unit's A; rows [0, skip) land in the buffer
   // but do not go out (register tiles' last step, moved back)
   const auto step_at = [&]<bool Part>(index_t b, int rows, int skip = 0) {
@@ -508,7 +494,7 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
                    carry.out ? carry.rows + (b + i - carry.b0) * 64 : nullptr);
   };
   // Tiles that read part of a line of each source row (TB * E < 64: 1- and 2-byte elements)
-  // take, in place or streamed, G steps of B per sweep over A where B has them: per tile of A,
+  // take G steps of B per sweep over A where B has them: per tile of A,
   // each source row's line is copied once, whole, to a small buffer, from which the G tiles
   // read it. Read in place by each step in turn, a line's four visits (bytes) missed L1 when a
   // unit's source rows lie a power of two apart, all in one cache set: (4096,4096).t() uint8,
@@ -537,6 +523,36 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
     if (b_end - b_begin < TB) {
       req.ask(0);
       step_at.template operator()<true>(b_begin, static_cast<int>(b_end - b_begin));
+      return;
+    }
+  }
+  // Tiles of A, each sweeping B (see sweep_source_rows); 1- and 2-byte tiles take their source
+  // lines staged, G steps at a time, as steps_at below does.
+  if constexpr (Out == line_out::in_place) {
+    if (a_major) {
+      index_t k = 0;
+      for_tiles_a<T>(na, head, [&](index_t a) {
+        req.ask(k++);
+        const char* srow[T];
+        for (int i = 0; i < T; ++i) srow[i] = s + oa[a + i];
+        char* const dc = dcol + a * E;
+        index_t b = b_begin;
+        if constexpr (G > 1) {
+          for (; b + G * TB <= b_end; b += G * TB) {
+            alignas(64) char stage[T * 64];
+            for (int i = 0; i < T; ++i) copy_line(srow[i] + b * E, stage + i * 64);
+            for (int g = 0; g < G; ++g)
+              line_micro<E>::template tile<false, false>(
+                  [&](int i) { return stage + i * 64 + g * TB * E; },
+                  [&](int i) { return dc + offB[b + g * TB + i]; });
+          }
+        }
+        for (; b < b_end; b += TB) {  // (a last step short of TB: a whole tile moved back)
+          const index_t bb = std::min(b, b_end - TB);
+          line_micro<E>::template tile<false, false>([&](int i) { return srow[i] + bb * E; },
+                                                     [&](int i) { return dc + offB[bb + i]; });
+        }
+      });
       return;
     }
   }

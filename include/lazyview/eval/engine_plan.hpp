@@ -14,7 +14,9 @@
 // Work units (outer iterations, times blocks of A and chunks of B for transposes) are split over
 // threads in balanced ranges (eval/engine.hpp runs them, eval/engine_kernels.hpp holds the loops).
 #include <algorithm>
+#include <bit>
 #include <cstdint>
+#include <limits>
 
 #include "kernels.hpp"
 #include "microkernels.hpp"
@@ -64,6 +66,8 @@ struct engine_plan {
   index_t blocks_a = 1;    ///< kind transpose: blocks of group A
   index_t block_b = 1;     ///< kind transpose: B indices per work unit (the last takes the rest)
   index_t blocks_b = 1;    ///< kind transpose: chunks of B; blocks_a * blocks_b units per outer
+  bool tiles_of_a = false; ///< kind transpose: whole-line tiles in place go tile of A by tile,
+                           ///< each sweeping B (tiles_of_a_in_place)
 
   index_t outer_count() const {
     index_t n = 1;
@@ -114,6 +118,52 @@ constexpr line_tile_extent line_tile_extent_of(int E) {
     default: return {1, 1};
   }
 }
+/// Offsets (bytes, on one side) of every index of a group, members innermost first: the table
+/// for the first k members, repeated once per further index of member k, each copy shifted by
+/// its stride. A few instructions per entry, where an odometer over the members took about 25
+/// (850 of the 7000 instructions of a dynamic (1,16,4,4) FLUX pack).
+/// Example: members of sizes 2 and 3 with source strides 12 and 4 bytes: 0, 12, 4, 16, 8, 20.
+/// `limit`: only the first `limit` entries (see tiles_of_a_in_place).
+/// @pre ng >= 1, every member of size 2 or more. @post out holds the product of their sizes
+/// entries, or `limit` if fewer.
+inline void group_offsets(const byte_loop* g, int ng, bool src_side, index_t* out,
+                          index_t limit = std::numeric_limits<index_t>::max()) {
+  // The innermost member as a progression: built by repeating, each entry would wait on the one
+  // before it, and a one-member group can be long ((449,551,17).permute(2,0,1) fp32: A of
+  // 247399, 0.75 -> 0.57 of memcpy). The members after it repeat blocks at least two apart.
+  const index_t st0 = src_side ? g[0].ss : g[0].ds;
+  index_t count = std::min(g[0].n, limit);
+  for (index_t i = 0; i < count; ++i) out[i] = i * st0;
+  for (int m = 1; m < ng && count < limit; ++m) {
+    const index_t st = src_side ? g[m].ss : g[m].ds;
+    const index_t next = std::min(count * g[m].n, limit);
+    for (index_t i = count; i < next; ++i) out[i] = out[i - count] + st;
+    count = next;
+  }
+}
+
+/// Whether whole-line tiles in place (kernels::transpose_lines) go tile of A by tile, each
+/// sweeping B (its T source rows read along, a line further per step), rather than step of B by
+/// step, each sweeping A (its TB destination rows written along): whether a first tile's source
+/// rows fall in fewer L1 sets (line address mod 64), for their number, than its destination
+/// rows. `oa`: the T source offsets, `ob`: the TB destination offsets. Rows a multiple of 4 KiB
+/// apart share one set; met at every tile by a sweep across them, they evict each other's lines
+/// in flight, and those the prefetchers brought. On a 2-core Zen 4 VM, 1 thread, GB/s (read +
+/// written), medians of 5 alternated runs of bench/, tiles of A sweeping B: FLUX pack bf16
+/// (1,16,128,128) (each tile's 16 source rows, of 8 channels 32 KiB apart, in 2 sets; its
+/// destination rows back to back) 60 -> 67, (4,16,256,256) 44 -> 51, fp32 (1,16,256,256)
+/// 63 -> 72; but FLUX unpack fp32 (1,16,128,128), the other way round, 77 -> 48, hence the
+/// choice; (256,1024).t() fp32 36 -> 45 and (1024,256).t() 50 -> 39 (harness, 2 x one way).
+/// Ties (rows spread alike on both sides) keep steps of B.
+/// Example: source rows at 0, 256, 32768, 33024, ... (16 rows, 2 sets), destination rows 128
+/// bytes apart (16 sets): tiles of A.
+inline bool sweep_source_rows(int T, int TB, const index_t* oa, const index_t* ob) {
+  std::uint64_t src = 0, dst = 0;
+  for (int i = 0; i < T; ++i) src |= std::uint64_t{1} << ((oa[i] >> 6) & 63);
+  for (int i = 0; i < TB; ++i) dst |= std::uint64_t{1} << ((ob[i] >> 6) & 63);
+  return std::popcount(src) * TB < std::popcount(dst) * T;
+}
+
 /// A-extent of the whole-line tiles for E-byte elements (1: none on this target).
 constexpr int line_tile_of(int E) { return line_tile_extent_of(E).a; }
 /// B-extent of the whole-line tiles for E-byte elements (1: none on this target).
@@ -184,6 +234,18 @@ inline constexpr index_t dense_tile_rows_bytes = 4096;
 inline constexpr index_t odd_rows_ahead_bytes = 512;
 
 constexpr bool is_pow2_upto64(index_t b) { return b == 1 || b == 2 || b == 4 || b == 8 || b == 16 || b == 32 || b == 64; }
+
+/// Whether whole-line tiles in place go tile of A by tile (kernels::sweep_source_rows, from the
+/// offsets of the first T indices of A and TB of B; false without such tiles or with fewer
+/// indices).
+inline bool tiles_of_a_in_place(const engine_plan& e) {
+  const auto [T, TB] = kernels::line_tile_extent_of(e.elem);
+  if (T == 1 || e.nA < T || e.nB < TB) return false;
+  index_t oa[64], ob[64];
+  kernels::group_offsets(e.ga, e.na, true, oa, T);
+  kernels::group_offsets(e.gb, e.nb, false, ob, TB);
+  return kernels::sweep_source_rows(T, TB, oa, ob);
+}
 
 /// The wide element that a run of R bytes contiguous on both sides becomes (make_engine_plan):
 /// the run itself where it is a power of two up to 64 bytes or shorter than 64 (an odd run is
@@ -326,6 +388,7 @@ inline engine_plan make_engine_plan(const loop_plan& p, index_t size) {
       split_group_a(e, e.nA <= 32 ? e.nA * E : 8 * E);
     e.block_b = transpose_chunk_b;
     e.blocks_b = std::max<index_t>(1, e.nB / transpose_chunk_b);
+    e.tiles_of_a = tiles_of_a_in_place(e);
     return e;
   }
   e.kind = engine_plan::strided;
