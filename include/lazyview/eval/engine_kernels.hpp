@@ -418,6 +418,21 @@ inline void gather_runs(const engine_plan& p, const char* s, char* d, const inde
   w.finish();
 }
 
+/// The G = 64 / (TB * E) tiles of 1- or 2-byte elements (line_micro<E>) that read one line of
+/// each of their T source rows, that line copied once, whole, to a small buffer first (see
+/// transpose_lines). `line(i)`: the line in source row i; `drow(j)`: destination row j of the
+/// G * TB, at the tiles' first A index.
+/// Example, bytes: 64 lines staged, then 4 tiles of 64 x 16 from bytes 0, 16, 32 and 48 of each.
+template <int E, bool NT, class L, class D>
+LAZYVIEW_ALWAYS_INLINE inline void staged_tiles(L line, D drow) {
+  constexpr int T = line_micro<E>::T, TB = line_micro<E>::TB, G = 64 / (TB * E);
+  alignas(64) char stage[T * 64];
+  for (int i = 0; i < T; ++i) copy_line(line(i), stage + i * 64);
+  for (int k = 0; k < G; ++k)
+    line_micro<E>::template tile<NT, false>([&](int i) { return stage + i * 64 + k * TB * E; },
+                                            [&](int i) { return drow(k * TB + i); });
+}
+
 /// transpose_block with tiles whose rows are one whole line (line_micro<E>: T * E = 64 along A,
 /// TB rows of B). line_out::stream: straight to the destination by streaming stores, no buffer.
 /// in_place: by plain stores, the tiles after the first shifted to whole lines of a misaligned
@@ -494,7 +509,7 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
                    carry.out ? carry.rows + (b + i - carry.b0) * 64 : nullptr);
   };
   // Tiles that read part of a line of each source row (TB * E < 64: 1- and 2-byte elements)
-  // take G steps of B per sweep over A where B has them: per tile of A,
+  // take, in place or streamed, G steps of B per sweep over A where B has them: per tile of A,
   // each source row's line is copied once, whole, to a small buffer, from which the G tiles
   // read it. Read in place by each step in turn, a line's four visits (bytes) missed L1 when a
   // unit's source rows lie a power of two apart, all in one cache set: (4096,4096).t() uint8,
@@ -508,12 +523,7 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
       for (int i = 0; i < G * TB; ++i) drows[i] = dcol + offB[b + i];
       const char* const sb = s + b * E;
       for_tiles_a<T>(na, head, [&](index_t a) {
-        const index_t dof = a * E;
-        alignas(64) char stage[T * 64];
-        for (int i = 0; i < T; ++i) copy_line(sb + oa[a + i], stage + i * 64);
-        for (int k = 0; k < G; ++k)
-          line_micro<E>::template tile<NT, false>([&](int i) { return stage + i * 64 + k * TB * E; },
-                                                  [&](int i) { return drows[k * TB + i] + dof; });
+        staged_tiles<E, NT>([&](int i) { return sb + oa[a + i]; }, [&](int j) { return drows[j] + a * E; });
       });
     } else {
       (void)b;
@@ -527,7 +537,7 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
     }
   }
   // Tiles of A, each sweeping B (see sweep_source_rows); 1- and 2-byte tiles take their source
-  // lines staged, G steps at a time, as steps_at below does.
+  // lines staged, G steps at a time, as steps_at above does.
   if constexpr (Out == line_out::in_place) {
     if (a_major) {
       index_t k = 0;
@@ -538,14 +548,8 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
         char* const dc = dcol + a * E;
         index_t b = b_begin;
         if constexpr (G > 1) {
-          for (; b + G * TB <= b_end; b += G * TB) {
-            alignas(64) char stage[T * 64];
-            for (int i = 0; i < T; ++i) copy_line(srow[i] + b * E, stage + i * 64);
-            for (int g = 0; g < G; ++g)
-              line_micro<E>::template tile<false, false>(
-                  [&](int i) { return stage + i * 64 + g * TB * E; },
-                  [&](int i) { return dc + offB[b + g * TB + i]; });
-          }
+          for (; b + G * TB <= b_end; b += G * TB)
+            staged_tiles<E, false>([&](int i) { return srow[i] + b * E; }, [&](int j) { return dc + offB[b + j]; });
         }
         for (; b < b_end; b += TB) {  // (a last step short of TB: a whole tile moved back)
           const index_t bb = std::min(b, b_end - TB);

@@ -7,9 +7,10 @@
 //      group A (contiguous in the destination, up to 64 elements) and group B (contiguous in the
 //      source, up to 1024) are grown, and tiles of T x T wide elements move through registers
 //      (kernels/micro; with AVX-512, tiles of whole-line rows, kernels::line_micro: 4- and
-//      8-byte elements, 2-byte ones with BW, bytes with VBMI). Rows of a tile are addressed through offset tables, so a group may
-//      combine dims with unrelated strides on its other side. Large destinations go out by
-//      streaming stores, through a buffer or straight from whole-line tiles (eval/memory_hints.hpp).
+//      8-byte elements, 2-byte ones with BW, bytes with VBMI). Rows of a tile are addressed
+//      through offset tables, so a group may combine dims with unrelated strides on its other
+//      side. Large destinations go out by streaming stores, through a buffer or straight from
+//      whole-line tiles (eval/memory_hints.hpp).
 //   3. Otherwise a strided loop of wide elements.
 // Work units (outer iterations, times blocks of A and chunks of B for transposes) are split over
 // threads in balanced ranges (eval/engine.hpp runs them, eval/engine_kernels.hpp holds the loops).
