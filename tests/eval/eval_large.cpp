@@ -2,6 +2,12 @@
 // a multiple of a vector width), with threads{1}, {2} and {0}; the owning tensor; copy errors.
 #include "eval_common.hpp"
 
+#if __has_include(<sys/mman.h>) && __has_include(<unistd.h>)
+#include <sys/mman.h>
+#include <unistd.h>
+#define LAZYVIEW_TEST_GUARD_PAGES 1
+#endif
+
 namespace evaltest {
 namespace {
 
@@ -105,6 +111,135 @@ BOOST_AUTO_TEST_CASE(short_runs_of_every_length_class)
                                 "int8 (37,29," + std::to_string(R) + ").permute(1,0,2)");
     }
 }
+
+BOOST_AUTO_TEST_CASE(odd_elements_in_short_rows)
+{
+    // Odd-sized elements (kernels::transpose_block_odd): each but a destination row's last moves
+    // as one power-of-two move that spills into the next element of its row, written next; rows
+    // back to back (the agents chain's form) spill into the next row too, but the unit's last.
+    // int8 (3, A, B, R).permute(0, 2, 1, 3), R of 3 to 56 bytes, rows of A = 1 to 12 (2 to 8
+    // have loops of their own): values (check_eval), and into destination rows an element
+    // apart, whose gaps must stay as they were. (A, B1, B2, R).permute(1, 2, 0, 3): the group B
+    // of two loops, rows addressed by their table.
+    for (index_t R : {3, 5, 6, 12, 20, 24, 40, 56})
+        for (index_t A : {1, 2, 3, 5, 7, 8, 9, 12})
+            for (index_t B : {1, 4, 33}) {
+                constexpr index_t G = 3;
+                auto buf = make_buffer<std::int8_t>(G * A * B * R + 1);
+                std::int8_t* p = buf.data() + 1;
+                auto e = lv::from_blob(p, {G, A, B, R}).permute(0, 2, 1, 3);
+                auto const expected = [&](index_t f) {
+                    index_t const r = f % R, a = (f / R) % A, b = (f / (R * A)) % B, g = f / (R * A * B);
+                    return p[((g * A + a) * B + b) * R + r];
+                };
+                std::string const what =
+                    "int8 (3," + std::to_string(A) + "," + std::to_string(B) + "," + std::to_string(R) + ").permute(0,2,1,3)";
+                check_eval<std::int8_t>(e, std::array<index_t, 4>{G, B, A, R}, expected, what);
+                // destination rows of A elements, an element apart: the element after a row
+                // stays as it was
+                std::vector<std::int8_t> out(static_cast<std::size_t>(G * B * (A + 1) * R), sentinel<std::int8_t>());
+                lv::copy(e, lv::from_blob(out.data(), {G, B, A + 1, R}).narrow(2, 0, A));
+                index_t bad = 0, clobbered = 0;
+                for (index_t row = 0; row < G * B; ++row)
+                    for (index_t k = 0; k < (A + 1) * R; ++k) {
+                        std::int8_t const v = out[static_cast<std::size_t>(row * (A + 1) * R + k)];
+                        if (k < A * R)
+                            bad += v != expected(row * A * R + k);
+                        else
+                            clobbered += v != sentinel<std::int8_t>();
+                    }
+                BOOST_TEST((bad == 0 && clobbered == 0), what << " into rows apart: " << bad << " wrong, " << clobbered
+                                                             << " bytes between rows written");
+            }
+    for (index_t R : {6, 24})
+        for (index_t A : {3, 7, 12}) {
+            constexpr index_t B1 = 3, B2 = 5;
+            auto buf = make_buffer<std::int8_t>(A * B1 * B2 * R);
+            std::int8_t* p = buf.data();
+            auto e = lv::from_blob(p, {A, B1, B2, R}).permute(1, 2, 0, 3);
+            check_eval<std::int8_t>(e, std::array<index_t, 4>{B1, B2, A, R},
+                                    [&](index_t f) {
+                                        index_t const r = f % R, a = (f / R) % A, b = f / (R * A);
+                                        return p[(a * B1 * B2 + b) * R + r];
+                                    },
+                                    "int8 (" + std::to_string(A) + ",3,5," + std::to_string(R) + ").permute(1,2,0,3)");
+        }
+}
+
+#if defined(LAZYVIEW_TEST_GUARD_PAGES)
+// Bytes that end on the last one before an unmapped page, so that a read or write past them
+// faults (a std::vector's slack would hide it outside AddressSanitizer builds).
+class guarded_bytes {
+public:
+    explicit guarded_bytes(index_t n)
+    {
+        auto const page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+        len_ = (static_cast<std::size_t>(n) + page - 1) / page * page + page;
+        void* m = mmap(nullptr, len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        BOOST_REQUIRE(m != MAP_FAILED);
+        base_ = static_cast<char*>(m);
+        BOOST_REQUIRE(mprotect(base_ + len_ - page, page, PROT_NONE) == 0);
+        p_ = reinterpret_cast<std::int8_t*>(base_ + len_ - page - static_cast<std::size_t>(n));
+    }
+    guarded_bytes(guarded_bytes const&) = delete;
+    guarded_bytes& operator=(guarded_bytes const&) = delete;
+    ~guarded_bytes() { munmap(base_, len_); }
+    std::int8_t* data() const { return p_; }
+
+private:
+    char* base_ = nullptr;
+    std::size_t len_ = 0;
+    std::int8_t* p_ = nullptr;
+};
+
+BOOST_AUTO_TEST_CASE(odd_elements_at_the_end_of_memory)
+{
+    // Odd-sized elements are read a power of two at a time only where their source row goes on
+    // past them (B's last element is read exactly), and the last element a unit writes is
+    // written exactly: a source and a destination that each end before an unmapped page, in
+    // place ((3,7,50,24) and (2,5,40,13) int8) and streamed ((4,7,19000,24): 12.2 MiB), on 1
+    // and 2 threads. In these, each destination row's last element comes from the source row
+    // last in memory, and is read exactly anyway; so:
+    struct odd_case {
+        index_t G, A, B, R;
+    };
+    for (odd_case const c : {odd_case{3, 7, 50, 24}, odd_case{2, 5, 40, 13}, odd_case{4, 7, 19000, 24}}) {
+        index_t const n = c.G * c.A * c.B * c.R;
+        guarded_bytes src(n), dst(n);
+        std::int8_t* const p = src.data();
+        for (index_t i = 0; i < n; ++i) p[i] = value_at<std::int8_t>(i);
+        auto e = lv::from_blob(static_cast<std::int8_t const*>(p), {c.G, c.A, c.B, c.R}).permute(0, 2, 1, 3);
+        for (unsigned th : {1u, 2u}) {
+            std::fill(dst.data(), dst.data() + n, std::int8_t{0});
+            lv::copy(e, lv::from_blob(dst.data(), {c.G, c.B, c.A, c.R}), lv::threads{th});
+            index_t bad = 0;
+            for (index_t f = 0; f < n; ++f) {
+                index_t const r = f % c.R, a = (f / c.R) % c.A, b = (f / (c.R * c.A)) % c.B, g = f / (c.R * c.A * c.B);
+                bad += dst.data()[f] != p[((g * c.A + a) * c.B + b) * c.R + r];
+            }
+            BOOST_TEST(bad == 0, "(" << c.G << "," << c.A << "," << c.B << "," << c.R << ") threads " << th);
+        }
+    }
+    // Source rows of A that are one row (stride 0): the last row in memory ends every
+    // destination row, not only the last, and only B's last element is read exactly.
+    // (1,B,24).expand(7,B,24).permute(1,0,2), in place (B = 50) and streamed (B = 80000:
+    // 12.8 MiB written), on 1 and 2 threads.
+    for (index_t const B : {50, 80000}) {
+        constexpr index_t A = 7, R = 24;
+        guarded_bytes src(B * R), dst(A * B * R);
+        std::int8_t* const p = src.data();
+        for (index_t i = 0; i < B * R; ++i) p[i] = value_at<std::int8_t>(i);
+        auto e = lv::from_blob(static_cast<std::int8_t const*>(p), {1, B, R}).expand(A, B, R).permute(1, 0, 2);
+        for (unsigned th : {1u, 2u}) {
+            std::fill(dst.data(), dst.data() + A * B * R, std::int8_t{0});
+            lv::copy(e, lv::from_blob(dst.data(), {B, A, R}), lv::threads{th});
+            index_t bad = 0;
+            for (index_t f = 0; f < A * B * R; ++f) bad += dst.data()[f] != p[f / (A * R) * R + f % R];
+            BOOST_TEST(bad == 0, "(1," << B << ",24).expand(7," << B << ",24).permute(1,0,2) threads " << th);
+        }
+    }
+}
+#endif
 
 BOOST_AUTO_TEST_CASE(long_runs_in_either_loop_order)
 {

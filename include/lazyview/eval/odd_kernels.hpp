@@ -1,7 +1,8 @@
 #pragma once
 // The engine's loops for elements without a tile kernel: strided loops of any element size, and
 // transposes of odd-sized elements (3 to 63 bytes, no power of two) one element at a time, each
-// moved as two overlapping power-of-two moves.
+// moved as two overlapping power-of-two moves, or in a transpose's rows mostly as one that
+// spills into the next element.
 #include <cstring>
 
 #include "engine_kernels.hpp"
@@ -27,6 +28,18 @@ inline void copy_odd(const char* s, char* d, index_t R) {
   std::memcpy(d + R - K / 2, hi, K / 2);
 }
 
+/// Copies the K bytes at s to d, in one move where the target has K-byte vectors: an odd
+/// element of R bytes (K/2 < R < K) and the K - R bytes after it, where both sides may be read
+/// and written that far. transpose_block_odd moves a row's elements but its last this way:
+/// each over-write lands on the start of the next element of the same row, written just after,
+/// and each over-read on the next element of the same source row.
+/// Example: K = 32, R = 24 at d = row + 0: bytes [0, 32), of which [24, 32) are the next
+/// element's first 8, rewritten by its own move at row + 24.
+template <int K>
+inline void copy_over(const char* s, char* d) {
+  std::memcpy(d, s, K);  // (the K bytes of each side lie within its own span: they never meet)
+}
+
 /// Calls f.template operator()<K>() for the power of two K with K/2 < R < K.
 /// @pre 2 < R < 64 and R is no power of two. Example: R = 24 calls f<32>.
 template <class F>
@@ -50,6 +63,27 @@ void strided_loop_odd(const char* s, char* d, const byte_loop& in, const byte_lo
     for (index_t i = 0; i < in.n; ++i) copy_odd<K>(s + i * in.ss, d + i * in.ds, R);
 }
 
+/// Elements per row up to which transpose_block_odd's back-to-back rows run completely
+/// unrolled, their source offsets in registers. The agents chain fp32 (42,50,6) (rows of 7
+/// 24-byte elements), 1 thread, medians of 5 alternated runs, GB/s: a loop over the offset
+/// table 77, unrolled 84-86; a case per row length (2 to 8) 88-89, but that made every file
+/// that calls copy() slower to compile (bench/compile_time/flux_lazyview.cpp, g++ -O2: 7.1 s
+/// before copy_over, 8.0 with the cases, 7.4 unrolled).
+inline constexpr index_t odd_row_regs = 8;
+
+/// One destination row of n elements of R bytes, element i at d + i * R from sb + offA[i].
+/// `over`: each source row goes on past the element read (it is not B's last), so all but the
+/// row's last move by copy_over, one K-byte move each instead of copy_odd's two K/2-byte ones.
+/// The agents chain fp32 (42,50,6), 1 thread, medians of 5 alternated runs: 57 -> 77 GB/s
+/// against copy_odd throughout (a memcpy of the same bytes: 220).
+template <int K>
+inline void row_odd(const char* sb, char* d, const index_t* offA, index_t n, index_t R, bool over) {
+  index_t i = 0;
+  if (over)
+    for (; i + 1 < n; ++i) copy_over<K>(sb + offA[i], d + i * R);
+  for (; i < n; ++i) copy_odd<K>(sb + offA[i], d + i * R, R);
+}
+
 /// transpose_block for elements of R = p.elem bytes, K/2 < R < K, one at a time, a destination
 /// row after another; `ahead`: ask for the lines of the row two on first (see prefetch_rows).
 /// Streamed (p.nt: the unit's rows back to back, see use_streaming_stores), the rows go
@@ -69,22 +103,41 @@ void transpose_block_odd(const engine_plan& p, const char* s, char* d, const ind
     const index_t piece = gather_max_run_bytes / R;  // elements the writer takes at once
     for (index_t b = b_begin; b < b_end; ++b) {
       const char* const sb = s + b * R;
+      const bool over = b + 1 < p.nB;
       for (index_t a = 0; a < na; ++a) prefetch_line(sb + offA[a] + odd_rows_ahead_bytes);
       for (index_t a0 = 0; a0 < na; a0 += piece) {
         const index_t a1 = std::min(na, a0 + piece);
-        char* const dr = w.at();
-        for (index_t a = a0; a < a1; ++a) copy_odd<K>(sb + offA[a], dr + (a - a0) * R, R);
+        row_odd<K>(sb, w.at(), offA + a0, a1 - a0, R, over);
         w.wrote((a1 - a0) * R);
       }
     }
     w.finish();
     return;
   }
+  // Rows of B one step apart (B a single loop) are addressed by that step, without the table.
+  const index_t d_step = p.nb == 1 ? p.gb[0].ds : 0;
+  // Rows back to back: a row's last move may spill into the next row too, which follows.
+  const index_t whole_rows = d_step == na * R ? b_end - 1 : b_begin;
+  // Rows of up to odd_row_regs elements keep their source offsets in registers through a
+  // completely unrolled loop of predicated moves.
+  index_t o[odd_row_regs]{};
+  std::copy_n(offA, std::min(na, odd_row_regs), o);
+  char* dr = dcol + offB[b_begin];
   for (index_t b = b_begin; b < b_end; ++b) {
-    char* const dr = dcol + offB[b];
     const char* const sb = s + b * R;
     if (ahead && b + 2 < b_end) prefetch_for_write(dcol + offB[b + 2], na * R);
-    for (index_t a = 0; a < na; ++a) copy_odd<K>(sb + offA[a], dr + a * R, R);
+    if (b >= whole_rows)
+      row_odd<K>(sb, dr, offA, na, R, b + 1 < p.nB);
+    else if (na <= odd_row_regs) {
+      LAZYVIEW_UNROLL
+      for (index_t i = 0; i < odd_row_regs; ++i)
+        if (i < na) copy_over<K>(sb + o[i], dr + i * R);
+    } else
+      for (index_t i = 0; i < na; ++i) copy_over<K>(sb + offA[i], dr + i * R);
+    if (d_step != 0)
+      dr += d_step;
+    else if (b + 1 < b_end)
+      dr = dcol + offB[b + 1];
   }
 }
 
