@@ -2,12 +2,6 @@
 // a multiple of a vector width), with threads{1}, {2} and {0}; the owning tensor; copy errors.
 #include "eval_common.hpp"
 
-#if __has_include(<sys/mman.h>) && __has_include(<unistd.h>)
-#include <sys/mman.h>
-#include <unistd.h>
-#define LAZYVIEW_TEST_GUARD_PAGES 1
-#endif
-
 namespace evaltest {
 namespace {
 
@@ -167,31 +161,6 @@ BOOST_AUTO_TEST_CASE(odd_elements_in_short_rows)
 }
 
 #if defined(LAZYVIEW_TEST_GUARD_PAGES)
-// Bytes that end on the last one before an unmapped page, so that a read or write past them
-// faults (a std::vector's slack would hide it outside AddressSanitizer builds).
-class guarded_bytes {
-public:
-    explicit guarded_bytes(index_t n)
-    {
-        auto const page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-        len_ = (static_cast<std::size_t>(n) + page - 1) / page * page + page;
-        void* m = mmap(nullptr, len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        BOOST_REQUIRE(m != MAP_FAILED);
-        base_ = static_cast<char*>(m);
-        BOOST_REQUIRE(mprotect(base_ + len_ - page, page, PROT_NONE) == 0);
-        p_ = reinterpret_cast<std::int8_t*>(base_ + len_ - page - static_cast<std::size_t>(n));
-    }
-    guarded_bytes(guarded_bytes const&) = delete;
-    guarded_bytes& operator=(guarded_bytes const&) = delete;
-    ~guarded_bytes() { munmap(base_, len_); }
-    std::int8_t* data() const { return p_; }
-
-private:
-    char* base_ = nullptr;
-    std::size_t len_ = 0;
-    std::int8_t* p_ = nullptr;
-};
-
 BOOST_AUTO_TEST_CASE(odd_elements_at_the_end_of_memory)
 {
     // Odd-sized elements are read a power of two at a time only where their source row goes on

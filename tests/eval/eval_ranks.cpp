@@ -86,5 +86,59 @@ BOOST_AUTO_TEST_CASE(rank_6) { rank_case<6>(306, 5000, 6); }
 BOOST_AUTO_TEST_CASE(rank_7) { rank_case<7>(307, 5000, 5); }
 BOOST_AUTO_TEST_CASE(rank_8) { rank_case<8>(308, 5000, 5); }
 
+#if defined(LAZYVIEW_TEST_GUARD_PAGES)
+BOOST_AUTO_TEST_CASE(odd_elements_next_to_unmapped_memory)
+{
+    // Odd-sized elements move as one power-of-two move that spills into the next element of
+    // their destination row (kernels::copy_over), in the engine's transposes and in the loop
+    // nest of small copies (which eval_nest takes for every copy here). int8 (A,B,R).permute(1,
+    // 0,2) and (1,B,R).expand(A,B,R).permute(1,0,2) (one source row read by every element of a
+    // destination row), R of 3 to 56 bytes: from a source and into a destination that each end
+    // before an unmapped page, and into destination rows an element apart, whose gaps must
+    // stay as they were.
+    for (index_t const R : {3, 5, 6, 12, 20, 24, 40, 56})
+        for (auto const& ab : {std::pair<index_t, index_t>{1, 5}, {7, 3}, {16, 16}, {5, 33}})
+            for (bool const bcast : {false, true}) {
+                index_t const A = ab.first, B = ab.second;
+                index_t const n_src = (bcast ? 1 : A) * B * R, n = A * B * R;
+                guarded_bytes src(n_src), dst(n);
+                for (index_t i = 0; i < n_src; ++i) src.data()[i] = value_at<std::int8_t>(i);
+                std::int8_t const* const p = src.data();
+                auto const expected = [&](index_t f) {  // f: flat index into (B, A, R)
+                    index_t const r = f % R, a = (f / R) % A, b = f / (R * A);
+                    return p[((bcast ? 0 : a) * B + b) * R + r];
+                };
+                std::string const what = (bcast ? "(1," : "(" + std::to_string(A) + ",") + std::to_string(B) + "," +
+                                         std::to_string(R) + ")" +
+                                         (bcast ? ".expand(" + std::to_string(A) + ",B,R)" : std::string()) +
+                                         ".permute(1,0,2)";
+                auto const check = [&](auto const& e) {
+                    std::fill(dst.data(), dst.data() + n, std::int8_t{0});
+                    lv::copy(e, lv::from_blob(dst.data(), {B, A, R}));
+                    index_t bad = 0;
+                    for (index_t f = 0; f < n; ++f) bad += dst.data()[f] != expected(f);
+                    BOOST_TEST(bad == 0, what << ": " << bad << " bytes wrong");
+                    std::vector<std::int8_t> out(static_cast<std::size_t>(B * (A + 1) * R), sentinel<std::int8_t>());
+                    lv::copy(e, lv::from_blob(out.data(), {B, A + 1, R}).narrow(1, 0, A));
+                    index_t wrong = 0, clobbered = 0;
+                    for (index_t row = 0; row < B; ++row)
+                        for (index_t k = 0; k < (A + 1) * R; ++k) {
+                            std::int8_t const v = out[static_cast<std::size_t>(row * (A + 1) * R + k)];
+                            if (k < A * R)
+                                wrong += v != expected(row * A * R + k);
+                            else
+                                clobbered += v != sentinel<std::int8_t>();
+                        }
+                    BOOST_TEST((wrong == 0 && clobbered == 0), what << " into rows apart: " << wrong << " wrong, "
+                                                                << clobbered << " bytes between rows written");
+                };
+                if (bcast)
+                    check(lv::from_blob(p, {1, B, R}).expand(A, B, R).permute(1, 0, 2));
+                else
+                    check(lv::from_blob(p, {A, B, R}).permute(1, 0, 2));
+            }
+}
+#endif
+
 }  // namespace
 }  // namespace evaltest

@@ -30,9 +30,9 @@ inline void copy_odd(const char* s, char* d, index_t R) {
 
 /// Copies the K bytes at s to d, in one move where the target has K-byte vectors: an odd
 /// element of R bytes (K/2 < R < K) and the K - R bytes after it, where both sides may be read
-/// and written that far. transpose_block_odd moves a row's elements but its last this way:
-/// each over-write lands on the start of the next element of the same row, written just after,
-/// and each over-read on the next element of the same source row.
+/// and written that far. transpose_block_odd moves a row's elements but its last this way
+/// (the last too where the next row follows back to back): each over-write lands on the start
+/// of the next element written, and each over-read on the next element of the same source row.
 /// Example: K = 32, R = 24 at d = row + 0: bytes [0, 32), of which [24, 32) are the next
 /// element's first 8, rewritten by its own move at row + 24.
 template <int K>
