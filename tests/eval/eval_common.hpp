@@ -265,6 +265,28 @@ auto reference(std::vector<T> const& buf, strided<R> const& L)
     return ref;
 }
 
+/// Copies into `rows` destination rows of A elements of R bytes that lie an element apart (a
+/// buffer of rows x (A + 1) x R bytes, viewed by copy_into), and checks each row's bytes
+/// against expected(flat index of the copy's result) and that the element after each row
+/// stays as it was: odd-sized elements spill into the next element but a row's last.
+template <class Copy, class F>
+void check_rows_apart(index_t rows, index_t A, index_t R, Copy&& copy_into, F const& expected, std::string const& what)
+{
+    std::vector<std::int8_t> out(static_cast<std::size_t>(rows * (A + 1) * R), sentinel<std::int8_t>());
+    copy_into(out.data());
+    index_t wrong = 0, clobbered = 0;
+    for (index_t row = 0; row < rows; ++row)
+        for (index_t k = 0; k < (A + 1) * R; ++k) {
+            std::int8_t const v = out[static_cast<std::size_t>(row * (A + 1) * R + k)];
+            if (k < A * R)
+                wrong += v != expected(row * A * R + k);
+            else
+                clobbered += v != sentinel<std::int8_t>();
+        }
+    BOOST_TEST((wrong == 0 && clobbered == 0),
+               what << " into rows apart: " << wrong << " wrong, " << clobbered << " bytes between rows written");
+}
+
 #if defined(LAZYVIEW_TEST_GUARD_PAGES)
 // Bytes that end on the last one before an unmapped page, so that a read or write past them
 // faults (a std::vector's slack would hide it outside AddressSanitizer builds).

@@ -118,19 +118,9 @@ BOOST_AUTO_TEST_CASE(odd_elements_next_to_unmapped_memory)
                     index_t bad = 0;
                     for (index_t f = 0; f < n; ++f) bad += dst.data()[f] != expected(f);
                     BOOST_TEST(bad == 0, what << ": " << bad << " bytes wrong");
-                    std::vector<std::int8_t> out(static_cast<std::size_t>(B * (A + 1) * R), sentinel<std::int8_t>());
-                    lv::copy(e, lv::from_blob(out.data(), {B, A + 1, R}).narrow(1, 0, A));
-                    index_t wrong = 0, clobbered = 0;
-                    for (index_t row = 0; row < B; ++row)
-                        for (index_t k = 0; k < (A + 1) * R; ++k) {
-                            std::int8_t const v = out[static_cast<std::size_t>(row * (A + 1) * R + k)];
-                            if (k < A * R)
-                                wrong += v != expected(row * A * R + k);
-                            else
-                                clobbered += v != sentinel<std::int8_t>();
-                        }
-                    BOOST_TEST((wrong == 0 && clobbered == 0), what << " into rows apart: " << wrong << " wrong, "
-                                                                << clobbered << " bytes between rows written");
+                    check_rows_apart(
+                        B, A, R, [&](std::int8_t* out) { lv::copy(e, lv::from_blob(out, {B, A + 1, R}).narrow(1, 0, A)); },
+                        expected, what);
                 };
                 if (bcast)
                     check(lv::from_blob(p, {1, B, R}).expand(A, B, R).permute(1, 0, 2));
