@@ -199,6 +199,7 @@ def machine_line(ctx, compiler):
     debug = ("; Google Benchmark library reports a debug build (Debian's package; it affects only the "
              "harness's own bookkeeping, not the timed code)" if ctx.get("library_build_type") == "debug" else "")
     date = f"; run {ctx['date']}" if "date" in ctx else ""
+    caches = caches or "cache sizes not reported by the system"
     return (f"{model}, {cores} cores ({caches}){load_s}; compiler: {compiler or 'unknown'}, "
             f"`-O3 -march=native`{debug}{date}")
 
