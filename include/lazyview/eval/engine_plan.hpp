@@ -250,9 +250,9 @@ inline bool tiles_of_a_in_place(const engine_plan& e) {
 
 /// The wide element that a run of R bytes contiguous on both sides becomes (make_engine_plan):
 /// the run itself where it is a power of two up to 64 bytes or shorter than 64 (an odd run is
-/// moved by two overlapping power-of-two moves, kernels::copy_odd, or in a transpose mostly by
-/// one, kernels::copy_over); up to 256 bytes, the widest
-/// power of two that divides it (the run then a loop of those); 0 past 256 (a memcpy per run).
+/// moved by two overlapping power-of-two moves, kernels::copy_odd, or along a destination row
+/// mostly by one, kernels::copy_over); up to 256 bytes, the widest power of two that divides it
+/// (the run then a loop of those); 0 past 256 (a memcpy per run).
 /// Example: 8 -> 8 (FLUX pack fp32), 24 -> 24 (the agents chain), 96 -> 32, 260 -> 0.
 constexpr index_t run_element(index_t R) {
   if (is_pow2_upto64(R) || R < 64) return R;

@@ -84,7 +84,7 @@ void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
   // pointer points into), which is all it needs to be readable: it starts at last_over at most
   // (an address, since it may lie before s).
   // (a,b,c).permute(1,0,2), dynamic chain built and copied per call, 1 thread, g++ 12 -O3
-  // -march=native, 2-core Zen 4 VM, ns per call, best of 7 x 20000, copy_odd throughout ->
+  // -march=native, 2-core Zen 5 VM, ns per call, best of 7 x 20000, copy_odd throughout ->
   // copy_over: fp32 (16,16,6) 147-178 -> 123-134, (20,20,5) 217-263 -> 178-200, (32,32,3)
   // 450-458 -> 377-407, fp64 (16,16,3) 144-180 -> 123-129; int16 (32,32,3) (8-byte moves)
   // unchanged. Each process ran in one of two modes about 1.5x apart, whichever the version
