@@ -111,9 +111,9 @@ BOOST_AUTO_TEST_CASE(odd_elements_in_short_rows)
     // Odd-sized elements (kernels::transpose_block_odd): each but a destination row's last moves
     // as one power-of-two move that spills into the next element of its row, written next; rows
     // back to back (the agents chain's form) spill into the next row too, but the unit's last.
-    // int8 (3, A, B, R).permute(0, 2, 1, 3), R of 3 to 56 bytes, rows of A = 1 to 12 (2 to 8
-    // have loops of their own): values (check_eval), and into destination rows an element
-    // apart, whose gaps must stay as they were. (A, B1, B2, R).permute(1, 2, 0, 3): the group B
+    // int8 (3, A, B, R).permute(0, 2, 1, 3), R of 3 to 56 bytes, rows of A = 1 to 12 (up to 8
+    // run unrolled, offsets in registers): values (check_eval), and into destination rows an
+    // element apart, whose gaps must stay as they were. (A, B1, B2, R).permute(1, 2, 0, 3): the group B
     // of two loops, rows addressed by their table.
     for (index_t R : {3, 5, 6, 12, 20, 24, 40, 56})
         for (index_t A : {1, 2, 3, 5, 7, 8, 9, 12})
