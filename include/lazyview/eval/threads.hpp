@@ -15,6 +15,11 @@
 #include <emmintrin.h>  // _mm_pause
 #endif
 
+/// How long a pool worker spins for the next job before it sleeps (see thread_pool::worker_spin).
+#ifndef LAZYVIEW_POOL_SPIN_US
+#define LAZYVIEW_POOL_SPIN_US 100
+#endif
+
 namespace lazyview {
 
 /// Number of threads for copy(); 0 means std::thread::hardware_concurrency().
@@ -47,9 +52,10 @@ class thread_pool {
     job_ = {&invoke<F>, &f, total, parts};
     next_ = 1;  // chunk 0 is the caller's
     pending_ = parts - 1;
-    ++generation_;
-    cv_.notify_all();
+    generation_.fetch_add(1, std::memory_order_release);
+    const bool wake = sleepers_ > 0;
     lk.unlock();
+    if (wake) cv_.notify_all();
     f(index_t{0}, total / parts);
     await_workers(parts);
     lk.lock();
@@ -61,7 +67,7 @@ class thread_pool {
     {
       std::lock_guard<std::mutex> lk(m_);
       stop_ = true;
-      ++generation_;
+      generation_.fetch_add(1, std::memory_order_release);
     }
     cv_.notify_all();
     for (auto& t : workers_) t.join();
@@ -113,13 +119,34 @@ class thread_pool {
     while (workers_.size() < n) workers_.emplace_back([this] { loop(); });
   }
 
+  /// Between jobs a worker spins for worker_spin before it sleeps: copies that come back to
+  /// back (a model's layers) then find it awake, and the caller makes no system call to wake
+  /// it. Woken through the condition variable, a worker of the 2-core Zen 5 VM of
+  /// docs/benchmarks.md cost dynamic FLUX pack (1,16,128,128) fp32 at 2 threads about 6 us to
+  /// post the job (the wake-up call) and 4-7 us more before it started, of a 34 us copy whose
+  /// halves took 19 us each (37 us on 1 thread); with the spin, 20-22 us (medians of 2000 calls
+  /// in a row). In bench/, 2 threads, GB/s, medians of 3 alternated runs: that copy 80 -> 135,
+  /// (1,16,256,256) 100 -> 134, unpack (1,16,128,128) 80 -> 130. The bound keeps an idle pool
+  /// off the cores: OpenMP runtimes spin longer (libgomp's GOMP_SPINCOUNT, KMP_BLOCKTIME's
+  /// 200 ms).
+  static constexpr std::chrono::microseconds worker_spin{LAZYVIEW_POOL_SPIN_US};
+
   void loop() {
     unsigned long seen = 0;
     for (;;) {
+      const auto start = std::chrono::steady_clock::now();
+      for (unsigned i = 1; generation_.load(std::memory_order_acquire) == seen; ++i) {
+#if defined(__x86_64__) || defined(_M_X64)
+        _mm_pause();
+#endif
+        if (i % 64 == 0 && std::chrono::steady_clock::now() - start > worker_spin) break;
+      }
       std::unique_lock<std::mutex> lk(m_);
-      cv_.wait(lk, [&] { return stop_ || generation_ != seen; });
+      ++sleepers_;
+      cv_.wait(lk, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
+      --sleepers_;
       if (stop_) return;
-      seen = generation_;
+      seen = generation_.load(std::memory_order_relaxed);
       drain(lk);
     }
   }
@@ -128,10 +155,12 @@ class thread_pool {
   std::condition_variable cv_, done_cv_;
   std::vector<std::thread> workers_;
   job job_;
-  // Written under m_; read without it by await_workers.
+  // Written under m_; read without it by await_workers (next_, pending_) and by spinning
+  // workers (generation_).
   std::atomic<index_t> next_{0};
   std::atomic<index_t> pending_{0};
-  unsigned long generation_ = 0;
+  std::atomic<unsigned long> generation_{0};
+  int sleepers_ = 0;  // workers in cv_.wait, or about to be: under m_
   bool stop_ = false;
 };
 
