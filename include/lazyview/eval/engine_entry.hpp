@@ -13,7 +13,8 @@
 // The other translation units then see declarations only and include none of the engine's headers.
 // That one translation unit's flags decide the engine's code: its target (-mavx2, -march=...)
 // picks the micro-kernels, and its LAZYVIEW_NEST_BYTES, LAZYVIEW_NEST_UNTILED_BYTES,
-// LAZYVIEW_SINGLE_THREAD_BYTES and streaming thresholds are the ones in force. The plans the memo
+// LAZYVIEW_SINGLE_THREAD_BYTES, LAZYVIEW_POOL_SPIN_US (only the engine runs the pool) and
+// streaming thresholds are the ones in force. The plans the memo
 // keeps (engine_setup) have one layout whatever the target, so translation units built for
 // different targets may share them.
 #include "../config.hpp"
