@@ -14,9 +14,8 @@
 // That one translation unit's flags decide the engine's code: its target (-mavx2, -march=...)
 // picks the micro-kernels, and its LAZYVIEW_NEST_BYTES, LAZYVIEW_NEST_UNTILED_BYTES,
 // LAZYVIEW_SINGLE_THREAD_BYTES, LAZYVIEW_POOL_SPIN_US (only the engine runs the pool) and
-// streaming thresholds are the ones in force. The plans the memo
-// keeps (engine_setup) have one layout whatever the target, so translation units built for
-// different targets may share them.
+// streaming thresholds are the ones in force. The plans the memo keeps (engine_setup) have one
+// layout whatever the target, so translation units built for different targets may share them.
 #include "../config.hpp"
 #include "plan.hpp"
 #include "plan_memo.hpp"
