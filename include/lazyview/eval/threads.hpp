@@ -90,15 +90,22 @@ class thread_pool {
   /// VM, 38 us with this wait, 44 us on 1 thread. Bounds: 100 us for a worker to claim its
   /// chunk (a wake-up took about 20 us), 2 ms for claimed chunks to finish.
   void await_workers(index_t parts) {
+    spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; }, [&] {
+      const bool unclaimed = next_.load(std::memory_order_acquire) < parts;
+      return unclaimed ? std::chrono::microseconds(100) : std::chrono::microseconds(2000);
+    });
+  }
+
+  /// Spins (pausing) until done() or, checked every 64 rounds, until longer than bound() has
+  /// passed since the start: the caller's wait for workers and a worker's wait for a job.
+  template <class Done, class Bound>
+  static void spin_until(Done done, Bound bound) {
     const auto start = std::chrono::steady_clock::now();
-    for (unsigned i = 1; pending_.load(std::memory_order_acquire) != 0; ++i) {
+    for (unsigned i = 1; !done(); ++i) {
 #if defined(__x86_64__) || defined(_M_X64)
       _mm_pause();
 #endif
-      if (i % 64) continue;
-      const auto waited = std::chrono::steady_clock::now() - start;
-      const bool unclaimed = next_.load(std::memory_order_acquire) < parts;
-      if (waited > (unclaimed ? std::chrono::microseconds(100) : std::chrono::microseconds(2000))) return;
+      if (i % 64 == 0 && std::chrono::steady_clock::now() - start > bound()) return;
     }
   }
 
@@ -134,13 +141,7 @@ class thread_pool {
   void loop() {
     unsigned long seen = 0;
     for (;;) {
-      const auto start = std::chrono::steady_clock::now();
-      for (unsigned i = 1; generation_.load(std::memory_order_acquire) == seen; ++i) {
-#if defined(__x86_64__) || defined(_M_X64)
-        _mm_pause();
-#endif
-        if (i % 64 == 0 && std::chrono::steady_clock::now() - start > worker_spin) break;
-      }
+      spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; }, [] { return worker_spin; });
       std::unique_lock<std::mutex> lk(m_);
       ++sleepers_;
       cv_.wait(lk, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
