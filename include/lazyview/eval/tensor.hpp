@@ -1,6 +1,7 @@
 #pragma once
-// The owning tensor: what contiguous() returns. Row-major, 64-byte aligned, and the start of new
-// chains (as an lvalue only: a chain keeps a pointer into it).
+// The owning tensor: what contiguous() returns. Row-major, 64-byte aligned (large ones on huge
+// pages: eval/storage.hpp), and the start of new chains (as an lvalue only: a chain keeps a
+// pointer into it).
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -9,16 +10,19 @@
 #include <type_traits>
 
 #include "../expr/node.hpp"
+#include "storage.hpp"
 
 namespace lazyview {
 
 /// An owning row-major tensor of rank R.
-/// @post data() is 64-byte aligned; strides are row-major: (2,3) -> (3,1).
+/// @post data() is 64-byte aligned (2 MiB from large_block_threshold bytes on); strides are
+/// row-major: (2,3) -> (3,1).
 template <class T, int R>
 class tensor : public expr_ops<tensor<T, R>> {
   static_assert(std::is_trivially_copyable_v<T>, "lazyview::tensor holds trivially copyable elements");
   struct deleter {
-    void operator()(T* p) const { ::operator delete(static_cast<void*>(p), std::align_val_t{64}); }
+    std::size_t cap = 0;  // the block's capacity (allocate_storage)
+    void operator()(T* p) const { release_storage(static_cast<void*>(p), cap); }
   };
 
  public:
@@ -49,8 +53,11 @@ class tensor : public expr_ops<tensor<T, R>> {
   tensor(const std::array<index_t, R>& sizes, uninitialized) : sizes_(sizes) {
     numel_ = 1;
     for (index_t s : sizes_) numel_ *= s;
-    if (numel_ > 0)
-      data_.reset(static_cast<T*>(::operator new(static_cast<std::size_t>(numel_) * sizeof(T), std::align_val_t{64})));
+    if (numel_ > 0) {
+      std::size_t cap = 0;
+      T* const p = static_cast<T*>(allocate_storage(static_cast<std::size_t>(numel_) * sizeof(T), &cap));
+      data_ = std::unique_ptr<T, deleter>(p, deleter{cap});
+    }
   }
 
   T* data() { return data_.get(); }
