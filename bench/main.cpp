@@ -191,7 +191,12 @@ void run_case(benchmark::State& st, const std::string& name, const workload& w, 
   runner r;
   try {
     r = im.prepare(w, threads, b.src.p, b.dst.p);
-    if (bytes < (std::size_t{8} << 20)) r();  // warm the caches (large cases are cache-cold anyway)
+    // One call before timing, whatever the size: a case of 64 MiB runs few iterations in its
+    // min_time, and a first call's one-time costs (the pool's threads, a plan memo entry, a
+    // result's fresh pages) were then most of what was timed: contiguous() of FLUX pack fp32
+    // (16,16,256,256) was reported at 1.2 GB/s from one iteration of 115 ms, against about
+    // 5 ms a call after it. (Large cases stay cache-cold: each iteration evicts the last.)
+    r();
   } catch (const std::exception& e) {
     st.SkipWithError(e.what());
     return;
