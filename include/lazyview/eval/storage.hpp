@@ -29,9 +29,9 @@ namespace lazyview {
 ///   maps what 512 did, for a block's first use. Fresh blocks, ms per call: 225 -> 9.8 at
 ///   (1,16,1024,1024), 48 -> 1.9 at (1,16,512,512). The cost: where the kernel must compact
 ///   memory to find a free huge page (defrag "madvise", Debian's default), that fault waits for
-///   it (a first call of 120-135 ms at 64 MiB here). Chains over such a result read it through
+///   it (a first call of 100-135 ms at 64 MiB here). Chains over such a result read it through
 ///   fewer TLB entries too: FLUX pack of a 64 MiB fp32 tensor into another, both advised, ran
-///   at 37-39 GB/s against 22 on 4 KiB pages (memcpy: 44 and 40).
+///   at 36-39 GB/s against 22 on 4 KiB pages (memcpy: 44 and 40).
 /// Both together, in bench/ (1 thread, GB/s read + written, medians of 3 alternated runs),
 /// contiguous() of FLUX pack fp32 (16,16,256,256), 64 MiB, went 0.5 -> 26.5 (copy() into the
 /// benchmark's buffer: 22.7), bf16 0.5 -> 31.1, unpack fp32 0.5 -> 33.2, (4096,4096).t() fp32
