@@ -1,7 +1,7 @@
-// The memory of owning tensors (eval/storage.hpp): large blocks are whole huge pages on 2 MiB
-// boundaries, advised as huge pages where the kernel has them, kept when freed for the next
-// tensor of their size, and freed with the alignment they were allocated with (the sanitizer
-// build reports a mismatch); contiguous() fills them with the oracle's values.
+// The memory of owning tensors (eval/storage.hpp): large blocks are whole pages (from 2 MiB,
+// huge pages on 2 MiB boundaries, advised as such where the kernel has them), kept when freed
+// for the next tensor of their size, and freed with the alignment they were allocated with (the
+// sanitizer build reports a mismatch); contiguous() fills them with the oracle's values.
 #define BOOST_TEST_MODULE eval_storage
 #include <boost/test/unit_test.hpp>
 
@@ -122,7 +122,7 @@ BOOST_AUTO_TEST_CASE(a_freed_block_serves_the_next_tensor_of_its_size) {
     b.data()[0] = 2;
   }
   {
-    auto c = block_of(5 * MiB);  // 6 MiB is a fifth more than 5 MiB's 6 MiB capacity: kept
+    auto c = block_of(5 * MiB);  // rounded up to 6 MiB of huge pages: the kept block fits
     BOOST_TEST(static_cast<const void*>(c.data()) == first);
   }
   {

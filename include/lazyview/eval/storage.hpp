@@ -71,6 +71,11 @@ constexpr std::size_t storage_alignment(std::size_t cap) {
 
 namespace detail {
 
+/// Frees block p of capacity cap with the alignment it was allocated with (storage_alignment).
+inline void free_block(void* p, std::size_t cap) noexcept {
+  ::operator delete(p, std::align_val_t{storage_alignment(cap)});
+}
+
 /// Set when the calling thread's block_cache is destroyed (at thread exit, before static
 /// objects): a tensor freed after that, a static one say, bypasses the cache. (A trivially
 /// destructible flag: it outlives the cache.)
@@ -103,23 +108,19 @@ class block_cache {
     if (best < 0) return nullptr;
     void* const p = slot_[best].p;
     *got = slot_[best].cap;
-    bytes_ -= slot_[best].cap;
-    for (int i = best; i + 1 < n_; ++i) slot_[i] = slot_[i + 1];
-    --n_;
+    drop(best);
     return p;
   }
   /// Keeps block p of capacity cap, freeing the oldest kept ones while the cache would be over
   /// its slots or bytes; a block over large_block_cache_bytes alone is freed at once.
   void put(void* p, std::size_t cap) {
     if (cap > large_block_cache_bytes) {
-      ::operator delete(p, std::align_val_t{storage_alignment(cap)});
+      free_block(p, cap);
       return;
     }
     while (n_ > 0 && (n_ == large_block_cache_slots || bytes_ + cap > large_block_cache_bytes)) {
-      ::operator delete(slot_[0].p, std::align_val_t{storage_alignment(slot_[0].cap)});
-      bytes_ -= slot_[0].cap;
-      for (int i = 0; i + 1 < n_; ++i) slot_[i] = slot_[i + 1];
-      --n_;
+      free_block(slot_[0].p, slot_[0].cap);
+      drop(0);
     }
     slot_[n_++] = {p, cap};
     bytes_ += cap;
@@ -129,11 +130,17 @@ class block_cache {
   std::size_t kept_bytes() const { return bytes_; }
   /// Frees every kept block (see release_cached_storage).
   void clear() {
-    for (; n_ > 0; --n_) ::operator delete(slot_[n_ - 1].p, std::align_val_t{storage_alignment(slot_[n_ - 1].cap)});
+    for (; n_ > 0; --n_) free_block(slot_[n_ - 1].p, slot_[n_ - 1].cap);
     bytes_ = 0;
   }
 
  private:
+  /// Forgets slot i (its block is the caller's now), keeping the others oldest first.
+  void drop(int i) {
+    bytes_ -= slot_[i].cap;
+    for (; i + 1 < n_; ++i) slot_[i] = slot_[i + 1];
+    --n_;
+  }
   struct block {
     void* p;
     std::size_t cap;
@@ -172,7 +179,7 @@ inline void release_storage(void* p, std::size_t cap) noexcept {
   if (c)
     c->put(p, cap);
   else
-    ::operator delete(p, std::align_val_t{storage_alignment(cap)});
+    detail::free_block(p, cap);
 }
 
 /// Frees the large blocks that the calling thread's cache keeps (a program that is done with

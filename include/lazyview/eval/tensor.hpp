@@ -1,7 +1,7 @@
 #pragma once
-// The owning tensor: what contiguous() returns. Row-major, 64-byte aligned (large ones on huge
-// pages: eval/storage.hpp), and the start of new chains (as an lvalue only: a chain keeps a
-// pointer into it).
+// The owning tensor: what contiguous() returns. Row-major, 64-byte aligned (large ones whole
+// pages, kept for reuse when freed: eval/storage.hpp), and the start of new chains (as an lvalue
+// only: a chain keeps a pointer into it).
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -15,8 +15,8 @@
 namespace lazyview {
 
 /// An owning row-major tensor of rank R.
-/// @post data() is 64-byte aligned (2 MiB from large_block_threshold bytes on); strides are
-/// row-major: (2,3) -> (3,1).
+/// @post data() is 64-byte aligned, or as storage_alignment says of its block: 4 KiB from
+/// large_block_threshold bytes on, 2 MiB from 2 MiB; strides are row-major: (2,3) -> (3,1).
 template <class T, int R>
 class tensor : public expr_ops<tensor<T, R>> {
   static_assert(std::is_trivially_copyable_v<T>, "lazyview::tensor holds trivially copyable elements");
