@@ -188,6 +188,72 @@ BOOST_AUTO_TEST_CASE(line_tiles_streamed_rows_carried)
     check_permuted<3>({3001, 700, 2}, {1, 0, 2});
 }
 
+// Copies `e`, of `sizes` with element `at(i)` at flat index i, into a fresh tensor (64-byte
+// aligned, so that a transpose past the threshold streams) at 1, 2 and 0 threads, and checks
+// that its plan runs in panels (lv::far_row_panels) where the target has whole-line tiles.
+template <class T, std::size_t R>
+void check_panels(auto const& e, std::array<index_t, R> const& sizes, auto at, std::string const& what)
+{
+    BOOST_TEST_CONTEXT(what)
+    {
+        lv::tensor<T, R> out(sizes);
+        lv::engine_plan p = lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), sizeof(T));
+        lv::use_streaming_stores(p, out.data(), numel_of(sizes) * index_t{sizeof(T)});
+        BOOST_TEST(p.panels == (lv::kernels::line_tile_of(sizeof(T)) > 1));
+        for (unsigned const th : {1u, 2u, 0u}) {
+            std::fill_n(out.data(), numel_of(sizes), T{});
+            lv::copy(e, out, lv::threads{th});
+            index_t bad = 0, first = -1;
+            for (index_t i = 0; i < numel_of(sizes); ++i)
+                if (!(out.data()[i] == at(i)) && bad++ == 0) first = i;
+            BOOST_TEST(bad == 0, "threads{" << th << "}: " << bad << " elements differ, first at flat " << first);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(line_tiles_in_panels)
+{
+    // Streamed whole-line tiles over far-apart source rows run in panels: units of two lines
+    // of each source row of a panel of A, each tile of A sweeping its B (engine_plan::panels).
+    // Tails everywhere: (1040,2030).t() fp32, A = 1040 in three panels of 352, 352 and 336,
+    // B = 2030 in chunks of 32 and a last of 46 (two steps of 16 and a partial one of 14);
+    // (528,1500).t() fp64, B = 1500 in chunks of 16 and a last of 28 (a partial step of 4);
+    // (3,1024,600).permute(0,2,1) fp32, an outer loop whose units' last asks for the next
+    // batch's first.
+    std::vector<float> f(3 * 1024 * 600);
+    for (std::size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>(i);
+    std::vector<double> g(528 * 1500);
+    for (std::size_t i = 0; i < g.size(); ++i) g[i] = static_cast<double>(i) + 0.5;
+    check_panels<float, 2>(lv::from_blob(f.data(), {1040, 2030}).t(), {2030, 1040},
+                           [&](index_t i) { return f[static_cast<std::size_t>(i % 1040 * 2030 + i / 1040)]; },
+                           "(1040,2030).t() fp32");
+    check_panels<double, 2>(lv::from_blob(g.data(), {528, 1500}).t(), {1500, 528},
+                            [&](index_t i) { return g[static_cast<std::size_t>(i % 528 * 1500 + i / 528)]; },
+                            "(528,1500).t() fp64");
+    check_panels<float, 3>(lv::from_blob(f.data(), {3, 1024, 600}).permute(0, 2, 1), {3, 600, 1024},
+                           [&](index_t i) {
+                               index_t const b = i / (600 * 1024), r = i % (600 * 1024);
+                               return f[static_cast<std::size_t>(b * 600 * 1024 + r % 1024 * 600 + r / 1024)];
+                           },
+                           "(3,1024,600).permute(0,2,1) fp32");
+    // Not in panels: an A under a panel (FLUX pack's destination rows of 256 bytes), and
+    // elements of 1 and 2 bytes (staged tiles, which measured slower in panels).
+    std::vector<float> in(1);
+    float const* x = in.data();
+    auto const streamed = [&](auto const& e, index_t elem, index_t bytes) {
+        lv::engine_plan p = lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), elem);
+        lv::use_streaming_stores(p, reinterpret_cast<void const*>(std::uintptr_t{1} << 12), bytes);
+        return p;
+    };
+    lv::engine_plan const pack =
+        streamed(lv::from_blob(x, {16, 16, 256, 256}).view(16, 16, 128, 2, 128, 2).permute(0, 2, 4, 1, 3, 5), 4, 64 << 20);
+    BOOST_TEST(!pack.panels);
+    if (lv::kernels::line_tile_of(8) > 1) BOOST_TEST(pack.nt);  // (streamed, in chunks)
+    BOOST_TEST(!streamed(lv::from_blob(x, {4096, 4096}).t(), 2, 32 << 20).panels);
+    BOOST_TEST(!streamed(lv::from_blob(x, {4096, 4096}).t(), 1, 16 << 20).panels);
+    BOOST_TEST(streamed(lv::from_blob(x, {4096, 4096}).t(), 4, 64 << 20).panels == (lv::kernels::line_tile_of(4) > 1));
+}
+
 BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_and_halves)
 {
     // Tiles of 64 x 16 bytes and 32 x 16 2-byte elements (where the target has them; the older

@@ -94,8 +94,10 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
         // every row: (394,69,154).permute(1,2,0) at 2 threads went 0.54-0.56 -> 0.69-0.71 of memcpy).
         // Buffered, blocks end on whole lines and A-major measured better (4096^2: 0.66 at 2
         // threads against 0.60). Whole-line tiles go chunk-major, so that the unit after one
-        // reads the same stretch of B from the next source rows (see transpose_lines).
-        const bool chunk_major = !p.nt || lines;
+        // reads the same stretch of B from the next source rows (see transpose_lines); but panels
+        // go panel by panel, the unit after one reading the next lines of the same rows
+        // (far_row_panels).
+        const bool chunk_major = (!p.nt || lines) && !p.panels;
         const auto unit = [&](index_t k, const char* at) {
           const index_t blk = chunk_major ? k % p.blocks_a : k / p.blocks_b;
           const index_t chunk = chunk_major ? k / p.blocks_a : k % p.blocks_b;

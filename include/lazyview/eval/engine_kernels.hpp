@@ -442,7 +442,7 @@ LAZYVIEW_ALWAYS_INLINE inline void staged_tiles(L line, D drow) {
 /// units of a chunk, see line_carry, or stored plainly). Per TB rows of B, the destination row
 /// pointers are built once and the tiles sweep A; in place, where the unit's source rows crowd
 /// fewer cache sets than its destination rows (sweep_source_rows), each tile of A sweeps B
-/// instead (engine_plan::tiles_of_a).
+/// instead (engine_plan::tiles_of_a), and so do streamed panels (engine_plan::panels).
 /// `next` (if its s is set): while the unit runs it asks for the source lines of the unit that
 /// runs after it, a few of its rows per step of B or tile of A (unit_requests): (4096,4096).t() fp32
 /// streamed, on a 2-core Zen 5 VM, ran
@@ -475,9 +475,11 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   const index_t na = a_end - a_begin;
   const index_t head = Out == line_out::in_place ? aligned_head(p, dcol + offB[b_begin], E, 64) : 0;
   const index_t steps = (b_end - b_begin + TB - 1) / TB;
-  // in place, tiles of A each sweeping B (engine_plan::tiles_of_a), the unit's requests then a
-  // share per tile of A; else steps of B each sweeping A, requests a share per step
-  const bool a_major = Out == line_out::in_place && p.tiles_of_a && b_end - b_begin >= TB;
+  // in place or in panels, tiles of A each sweeping B (engine_plan::tiles_of_a, panels), the
+  // unit's requests then a share per tile of A; else steps of B each sweeping A, requests a
+  // share per step
+  const bool a_major =
+      ((Out == line_out::in_place && p.tiles_of_a) || (NT && p.panels)) && b_end - b_begin >= TB;
   index_t tiles_a = 0;
   if (a_major) for_tiles_a<T>(na, head, [&](index_t) { ++tiles_a; });
   unit_requests<E> req(next, offA, a_major ? tiles_a : steps);
@@ -538,7 +540,7 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   }
   // Tiles of A, each sweeping B (see sweep_source_rows); 1- and 2-byte tiles take their source
   // lines staged, G steps at a time, as steps_at above does.
-  if constexpr (Out == line_out::in_place) {
+  if constexpr (!Rows) {
     if (a_major) {
       index_t k = 0;
       for_tiles_a<T>(na, head, [&](index_t a) {
@@ -549,12 +551,22 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
         index_t b = b_begin;
         if constexpr (G > 1) {
           for (; b + G * TB <= b_end; b += G * TB)
-            staged_tiles<E, false>([&](int i) { return srow[i] + b * E; }, [&](int j) { return dc + offB[b + j]; });
+            staged_tiles<E, NT>([&](int i) { return srow[i] + b * E; }, [&](int j) { return dc + offB[b + j]; });
         }
-        for (; b < b_end; b += TB) {  // (a last step short of TB: a whole tile moved back)
+        // A last step short of TB: in place, a whole tile moved back; streamed, a partial tile
+        // (rows stored twice would go to memory twice).
+        for (; b < b_end; b += TB) {
+          if constexpr (NT) {
+            if (b + TB > b_end) {
+              line_micro<E>::template tile<true, true>([&](int i) { return srow[i] + b * E; },
+                                                       [&](int i) { return dc + offB[b + i]; },
+                                                       static_cast<int>(b_end - b));
+              break;
+            }
+          }
           const index_t bb = std::min(b, b_end - TB);
-          line_micro<E>::template tile<false, false>([&](int i) { return srow[i] + bb * E; },
-                                                     [&](int i) { return dc + offB[bb + i]; });
+          line_micro<E>::template tile<NT, false>([&](int i) { return srow[i] + bb * E; },
+                                                  [&](int i) { return dc + offB[bb + i]; });
         }
       });
       return;

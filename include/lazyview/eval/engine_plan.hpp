@@ -69,6 +69,9 @@ struct engine_plan {
   index_t blocks_b = 1;    ///< kind transpose: chunks of B; blocks_a * blocks_b units per outer
   bool tiles_of_a = false; ///< kind transpose: whole-line tiles in place go tile of A by tile,
                            ///< each sweeping B (tiles_of_a_in_place)
+  bool panels = false;     ///< with nt, whole-line tiles over far-apart source rows: units of
+                           ///< two lines of B across a panel of A, run panel by panel, each tile
+                           ///< of A sweeping its B (far_row_panels)
 
   index_t outer_count() const {
     index_t n = 1;

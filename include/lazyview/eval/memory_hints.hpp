@@ -120,6 +120,36 @@ inline bool whole_stream_rows(const engine_plan& e) {
          e.nB % kernels::tile_of(e.elem) == 0 && e.nA * e.elem <= transpose_direct_bytes;
 }
 
+/// Streamed whole-line tiles over far-apart source rows (far_source_rows) run in panels
+/// (engine_plan::panels) where A is a panel long: a unit is panel_chunk_bytes (two lines) of
+/// each source row of a panel of A (panel_bytes of each destination row), the units of a panel
+/// run one after another along B, and within a unit each tile of A sweeps the unit's B. A unit
+/// so reads two lines of each of many rows while it asks for the next two (the next unit's,
+/// unit_requests), and writes each of its destination rows a panel long, line after line. The
+/// older units (128 bytes of A across 256 indices of B, chunk after chunk down A) read 1 KiB of
+/// each of 32 source rows at a time and wrote 256 destination rows two lines at a time.
+/// Both builds in one process, timed in turn (medians of 7 pairs), 2-core Zen 5 VM, GB/s, 1
+/// thread (2 in brackets): (4096,4096).t() fp32 19.6 -> 24.4 and 21.5 -> 31.8 in two processes
+/// (34.0 -> 47.3), (2048,4096).t() fp64 22.4 -> 33.0 (40.2 -> 47.4); FLUX and the benchmark's
+/// permutations, which do not take panels, 0.93-1.12x. On the fp32 transpose, against panels of
+/// 2 KiB and chunks of two lines: panels of 1 KiB 0.95x, 4 KiB 0.90x; chunks of one line 0.84x,
+/// four 0.77x. Where A is shorter than a panel the units were small and lost (FLUX pack fp32
+/// (16,16,256,256), destination rows of 256 bytes: 0.77x), and so did 1- and 2-byte elements,
+/// whose tiles stage their source lines ((4096,4096).t() uint8 0.71x, (4096,2048).t() bf16
+/// 0.93x).
+inline constexpr index_t panel_bytes = 2048;
+inline constexpr index_t panel_chunk_bytes = 128;
+/// Whether a transpose that streams runs in panels: far-apart source rows, whole-line tiles of
+/// 4- or 8-byte elements, A of a panel at least and B of a chunk.
+/// Example: (4096,4096).t() fp32, (4096,4096):(1,4096) into row-major: A = 4096 (source rows
+/// 16 KiB apart), B = 4096: yes, in 8 panels of 512 by 128 chunks of 32; FLUX pack fp32
+/// (16,16,256,256), A = 32 of 8 bytes: no.
+inline bool far_row_panels(const engine_plan& e) {
+  const index_t T = kernels::line_tile_of(e.elem), TB = kernels::line_tile_rows_of(e.elem);
+  return far_source_rows(e) && e.elem >= 4 && T > 1 && e.nA * e.elem >= panel_bytes &&
+         e.nB * e.elem >= panel_chunk_bytes && panel_chunk_bytes % (TB * e.elem) == 0;
+}
+
 /// Whether a transpose of tiled elements can stream as engine_plan::nt_dense: its units each
 /// write one dense stretch (A whole in one block, rows of consecutive B indices back to back),
 /// A is a tile wide at least, and a tile's rows fit the buffer (kernels::transpose_dense).
@@ -257,6 +287,13 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
     for (int k = 0; k < e.nb; ++k) aligned = aligned && e.gb[k].ds % 64 == 0;
     if (aligned) {
       e.nt = true;
+      if (far_row_panels(e)) {
+        e.panels = true;
+        split_group_a(e, panel_bytes, kernels::line_tile_of(e.elem));
+        e.block_b = panel_chunk_bytes / e.elem;
+        e.blocks_b = std::max<index_t>(1, e.nB / e.block_b);
+        return;
+      }
       split_group_a(e, whole_stream_rows(e) ? e.nA * e.elem : transpose_block_bytes,
                     std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
       return;
