@@ -220,7 +220,7 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_panels)
     // (528,1500).t() fp64, B = 1500 in chunks of 16 and a last of 28 (a partial step of 4);
     // (3,1024,600).permute(0,2,1) fp32, an outer loop whose units' last asks for the next
     // batch's first.
-    std::vector<float> f(3 * 1024 * 600);
+    std::vector<float> f(1040 * 2030);  // (the largest view: (3,1024,600) takes 1843200)
     for (std::size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>(i);
     std::vector<double> g(528 * 1500);
     for (std::size_t i = 0; i < g.size(); ++i) g[i] = static_cast<double>(i) + 0.5;
