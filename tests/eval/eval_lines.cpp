@@ -14,6 +14,15 @@ lv::engine_plan plan_of(auto const& e, index_t elem)
     return lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), elem);
 }
 
+// plan_of as a copy of `bytes` into a row-major destination at `dst` takes it: streamed where
+// use_streaming_stores says so.
+lv::engine_plan streamed_plan_of(auto const& e, index_t elem, void const* dst, index_t bytes)
+{
+    lv::engine_plan p = plan_of(e, elem);
+    lv::use_streaming_stores(p, dst, bytes);
+    return p;
+}
+
 // Checks from_blob(p, sizes).permute(perm) of a contiguous buffer of T (fp32 unless given)
 // against the index map: output index (i_0, ..., i_R-1) reads source index i_k along dim perm[k].
 template <std::size_t R, class T = float>
@@ -197,8 +206,7 @@ void check_panels(auto const& e, std::array<index_t, R> const& sizes, auto at, s
     BOOST_TEST_CONTEXT(what)
     {
         lv::tensor<T, R> out(sizes);
-        lv::engine_plan p = lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), sizeof(T));
-        lv::use_streaming_stores(p, out.data(), numel_of(sizes) * index_t{sizeof(T)});
+        lv::engine_plan const p = streamed_plan_of(e, sizeof(T), out.data(), numel_of(sizes) * index_t{sizeof(T)});
         BOOST_TEST(p.panels == (lv::kernels::line_tile_of(sizeof(T)) > 1));
         for (unsigned const th : {1u, 2u, 0u}) {
             std::fill_n(out.data(), numel_of(sizes), T{});
@@ -240,10 +248,9 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_panels)
     // elements of 1 and 2 bytes (staged tiles, which measured slower in panels).
     std::vector<float> in(1);
     float const* x = in.data();
+    void const* const page = reinterpret_cast<void const*>(std::uintptr_t{1} << 12);  // (alignment only)
     auto const streamed = [&](auto const& e, index_t elem, index_t bytes) {
-        lv::engine_plan p = lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), elem);
-        lv::use_streaming_stores(p, reinterpret_cast<void const*>(std::uintptr_t{1} << 12), bytes);
-        return p;
+        return streamed_plan_of(e, elem, page, bytes);
     };
     lv::engine_plan const pack =
         streamed(lv::from_blob(x, {16, 16, 256, 256}).view(16, 16, 128, 2, 128, 2).permute(0, 2, 4, 1, 3, 5), 4, 64 << 20);
