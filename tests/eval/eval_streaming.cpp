@@ -310,7 +310,8 @@ BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
 // included: (86,59,45,18).permute(1,2,3,0) ((86,47790).t(), source rows 191 KB apart,
 // destination rows of 344 bytes), and (P,86,50).permute(0,2,1) (rows of 86 elements, source
 // rows 50 elements apart) in 1-, 2-, 4- and 8-byte elements, a block's last rows and each
-// thread's range starting mid-line. Rows of whole lines on an aligned destination keep the
+// thread's range starting mid-line; and (540,480,50).permute(0,2,1) in uint8 (rows of 480
+// bytes), whose slices of B are held to dense_slice_bytes (32 rows, not dense_visit_bytes' 128). Rows of whole lines on an aligned destination keep the
 // streamed tiles that write them whole (nt without nt_dense), and take nt_dense one element off
 // it; rows that lie apart ((65,58,1119).permute(2,1,0), rows of 260 bytes 15080 apart) and
 // plans in cache do not take it. Units over close source rows ask for the next unit's lines,
@@ -326,6 +327,7 @@ BOOST_AUTO_TEST_CASE(streaming_dense_units) {
   check_streamed_permute<3>({1500, 86, 50}, {0, 2, 1}, "(1500,86,50).permute(0,2,1)", dense, std::uint16_t{});
   check_streamed_permute<3>({1000, 86, 50}, {0, 2, 1}, "(1000,86,50).permute(0,2,1)", dense);
   check_streamed_permute<3>({400, 86, 50}, {0, 2, 1}, "(400,86,50).permute(0,2,1)", dense, std::uint64_t{});
+  check_streamed_permute<3>({540, 480, 50}, {0, 2, 1}, "(540,480,50).permute(0,2,1)", dense, std::uint8_t{});
   std::vector<float> in(1);
   tensor<float, 1> out({64});
   const float* d = out.data();

@@ -20,15 +20,33 @@ namespace kernels {
 /// `ahead`: see transpose_tiles (far-apart source rows past the caches). `next` (if its s is
 /// set): the unit after this one, whose source lines are asked for a share per block
 /// (unit_requests; see prefetch_next_unit).
-/// Example: (86,47790).t() fp32, rows of 344 bytes: blocks of 16 rows (5504 bytes).
+/// Within a block, each tile of A sweeps a slice of B (transpose_tiles) dense_visit_bytes long
+/// (two lines of each of its T source rows per visit) where the slice's destination fits
+/// dense_slice_bytes, or longer where transpose_slice_bytes gives more. Slices sized by
+/// destination bytes alone gave rows of a few hundred bytes a visit of half a line per source
+/// row, each line read in two visits far apart. Both builds in one process, timed in turn
+/// (medians of 9 pairs), 2-core Zen 5 VM, GB/s, 1 thread (2 in brackets), slices of 8 -> 32
+/// rows of 4 bytes: (86,59,45,18).permute(1,2,3,0) fp32 ((86,47790).t(), rows of 344 bytes)
+/// 23.3 -> 32.0 (52.5 -> 64.4), its destination 12 bytes off a line 22.0 -> 29.0 (52.3 -> 65.3);
+/// the same transposes in bf16 17.8 -> 27.0 (36.0 -> 51.3), uint8 14.8 -> 18.4 (29.9 -> 36.3),
+/// fp64 23.3 -> 32.5 (50.6 -> 71.7); over close source rows, (1000,86,50).permute(0,2,1) fp32
+/// 27.4 -> 31.4 (66.7 -> 64.9). Rows of 80 bytes ((200,20,1050).permute(0,2,1)) already read
+/// 192 bytes a visit and keep their slices; blocks of 32 KiB with slices of 16 KiB of
+/// destination (800 bytes a visit there) lost on them (0.88x).
+/// Example: (86,47790).t() fp32, rows of 344 bytes: blocks and slices of 32 rows (11008 bytes).
 /// @pre p.blocks_a == 1, micro<E>::T * p.nA * E <= dense_tile_rows_bytes.
 template <int E>
 void transpose_dense(const engine_plan& p, const char* s, char* d, const index_t* offA, const index_t* offB,
                      index_t b_begin, index_t b_end, index_t ahead, const unit_source& next = {}) {
   constexpr index_t T = micro<E>::T;
+  constexpr index_t visit = (dense_visit_bytes / E + T - 1) / T * T;  // rows of B
   const index_t row = p.nA * E;
-  const index_t rows = std::max<index_t>(T, dense_block_bytes / row / T * T);
-  line_writer<64, dense_block_bytes + dense_tile_rows_bytes> w(d + offB[b_begin]);
+  // a slice's destination stays in L1 while the tiles of A fill it: at most dense_slice_bytes
+  const index_t slice = std::max<index_t>(std::min(visit, dense_slice_bytes / row / T * T),
+                                          std::max<index_t>(T, transpose_slice_bytes / row / T * T));
+  const index_t rows = std::max(slice, dense_block_bytes / row / T * T);
+  // the longest block: rows of a slice or of dense_block_bytes, and a tile's more (the last)
+  line_writer<64, std::max(dense_block_bytes, dense_slice_bytes) + dense_tile_rows_bytes> w(d + offB[b_begin]);
   // blocks of `rows`, the last taking the rest (fewer than rows + T)
   const index_t blocks = std::max<index_t>(0, b_end - b_begin - T) / rows + 1;
   unit_requests<E> req(next, offA, blocks);
@@ -37,7 +55,7 @@ void transpose_dense(const engine_plan& p, const char* s, char* d, const index_t
     const index_t b1 = block + 1 == blocks ? b_end : b0 + rows;
     char* const at = w.at();
     transpose_tiles<E, true>(s, offA, p.nA, b0, b1, [at, b0, row](index_t b) { return at + (b - b0) * row; }, 0, 0,
-                             row, false, ahead);
+                             row, false, ahead, slice * row);
     w.wrote((b1 - b0) * row);
     b0 = b1;
   }

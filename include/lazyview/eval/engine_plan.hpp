@@ -230,9 +230,13 @@ inline constexpr index_t gather_max_run_bytes = 2048;
 inline constexpr index_t gather_ahead_bytes = 8192;
 /// Dense streamed transposes (engine_plan::nt_dense, kernels::transpose_dense): tiles go through
 /// the buffer in blocks of about dense_block_bytes of destination, and T rows of a tile may take
-/// at most dense_tile_rows_bytes.
+/// at most dense_tile_rows_bytes. Each tile of A reads dense_visit_bytes of each of its source
+/// rows before the sweep moves to other rows, where that slice of B takes at most
+/// dense_slice_bytes of destination (see transpose_dense).
 inline constexpr index_t dense_block_bytes = 8192;
 inline constexpr index_t dense_tile_rows_bytes = 4096;
+inline constexpr index_t dense_visit_bytes = 128;
+inline constexpr index_t dense_slice_bytes = 16384;
 /// Streamed transposes of odd-sized elements ask for each source row's lines this far ahead
 /// (kernels::transpose_block_odd).
 inline constexpr index_t odd_rows_ahead_bytes = 512;
