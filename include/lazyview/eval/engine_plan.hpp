@@ -282,6 +282,14 @@ inline void split_group_a(engine_plan& e, index_t bytes, index_t unit = 0) {
   e.blocks_a = (e.nA + e.block_a - 1) / e.block_a;
 }
 
+/// Cuts group B into chunks of `per` indices (at least 1), the last taking the rest; e.g.
+/// nB = 600 at 256: 2 chunks, of 256 and 344.
+/// @post block_b = max(1, per), blocks_b = max(1, nB / block_b).
+inline void split_group_b(engine_plan& e, index_t per) {
+  e.block_b = std::max<index_t>(1, per);
+  e.blocks_b = std::max<index_t>(1, e.nB / e.block_b);
+}
+
 /// Runs open on the strided side of a run copy whose outer loops go in `order`, outermost
 /// first (`by_dst`: the destination is the sequential side): the loops inside the innermost one
 /// that continues a run contiguously on the strided side, each run there a stream of its own.
@@ -395,8 +403,7 @@ inline engine_plan make_engine_plan(const loop_plan& p, index_t size) {
       split_group_a(e, transpose_direct_bytes);
     else
       split_group_a(e, e.nA <= 32 ? e.nA * E : 8 * E);
-    e.block_b = transpose_chunk_b;
-    e.blocks_b = std::max<index_t>(1, e.nB / transpose_chunk_b);
+    split_group_b(e, transpose_chunk_b);
     e.tiles_of_a = tiles_of_a_in_place(e);
     return e;
   }

@@ -278,8 +278,7 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       e.nt = true;
       if (e.blocks_a == 1) return;
       split_group_a(e, row);
-      e.block_b = std::max<index_t>(1, odd_rows_unit_bytes / row);
-      e.blocks_b = std::max<index_t>(1, e.nB / e.block_b);
+      split_group_b(e, odd_rows_unit_bytes / row);
       return;
     }
     if (e.elem > 8 || kernels::tile_of(e.elem) == 1) return;
@@ -290,8 +289,7 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       if (far_row_panels(e)) {
         e.panels = true;
         split_group_a(e, panel_bytes, kernels::line_tile_of(e.elem));
-        e.block_b = panel_chunk_bytes / e.elem;
-        e.blocks_b = std::max<index_t>(1, e.nB / e.block_b);
+        split_group_b(e, panel_chunk_bytes / e.elem);
         return;
       }
       split_group_a(e, whole_stream_rows(e) ? e.nA * e.elem : transpose_block_bytes,
