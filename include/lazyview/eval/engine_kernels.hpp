@@ -140,7 +140,8 @@ LAZYVIEW_ALWAYS_INLINE inline void for_tiles_a(index_t na, index_t head, F&& f) 
 /// `ahead` (if not 0): each tile first asks for its source rows' lines that far (bytes) past the
 /// ones it reads, instead of the next tile's; and in place, each slice (or group of tiles side
 /// by side in B) asks for the destination lines of the next one (transpose_prefetch_distance).
-/// `slice_bytes`: with d_step, the destination bytes of a slice of B (see above).
+/// `slice_bytes`: with d_step, the destination bytes of a slice of B (transpose_slice_bytes, or
+/// more where transpose_dense asks for a longer visit of each source row).
 /// `DEven`: d_step is never 0 (the streaming path's buffer), and only that way is compiled.
 template <int E, bool DEven = false, class DRow>
 inline void transpose_tiles(const char* s, const index_t* offA, index_t na, index_t b0, index_t b1, DRow drow,
@@ -161,7 +162,7 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
     if (DEven || d_step != 0) {
       // Destination rows evenly spaced (FLUX pack's B, a transpose buffer): per tile along A,
       // its T source rows stay put while tiles sweep B, reading them in order. B goes in slices
-      // whose destination (transpose_slice_bytes) stays in L1 until every A tile has written it.
+      // whose destination (slice_bytes) stays in L1 until every A tile has written it.
       const index_t slice = std::max<index_t>(T, slice_bytes / (na * E) / T * T);
       for (index_t bb = b0; bb < b1;) {
         const index_t be = b1 - bb < slice + T ? b1 : bb + slice;
