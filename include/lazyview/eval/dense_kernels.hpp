@@ -42,9 +42,9 @@ void transpose_dense(const engine_plan& p, const char* s, char* d, const index_t
   constexpr index_t visit = (dense_visit_bytes / E + T - 1) / T * T;  // rows of B
   const index_t row = p.nA * E;
   // a slice's destination stays in L1 while the tiles of A fill it: at most dense_slice_bytes
-  const index_t slice = std::max<index_t>(std::min(visit, dense_slice_bytes / row / T * T),
-                                          std::max<index_t>(T, transpose_slice_bytes / row / T * T));
-  const index_t rows = std::max(slice, dense_block_bytes / row / T * T);
+  const index_t slice =
+      tile_rows_in(std::max(std::min(visit * row, dense_slice_bytes), transpose_slice_bytes), row, T);
+  const index_t rows = std::max(slice, tile_rows_in(dense_block_bytes, row, T));
   // the longest block: rows of a slice or of dense_block_bytes, and a tile's more (the last)
   line_writer<64, std::max(dense_block_bytes, dense_slice_bytes) + dense_tile_rows_bytes> w(d + offB[b_begin]);
   // blocks of `rows`, the last taking the rest (fewer than rows + T)

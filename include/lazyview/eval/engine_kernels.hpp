@@ -110,6 +110,13 @@ class unit_requests {
   index_t steps_, rows_, asked_ = 0;  // asked_: rows asked for so far
 };
 
+/// How many rows of `row` bytes fit `bytes`, in whole tiles of T rows, one tile at least: the
+/// rows of B in a slice of transpose_tiles (and the blocks of transpose_dense).
+/// Example: 4096 bytes of 344-byte rows, T = 8: 8 (11 fit).
+inline constexpr index_t tile_rows_in(index_t bytes, index_t row, index_t T) {
+  return std::max<index_t>(T, bytes / row / T * T);
+}
+
 /// Calls f(a) for the first index of each tile along A, in order: 0, then head (if any) and on by
 /// T, the last moved back to end at na. @pre na >= T.
 template <int T, class F>
@@ -163,7 +170,7 @@ inline void transpose_tiles(const char* s, const index_t* offA, index_t na, inde
       // Destination rows evenly spaced (FLUX pack's B, a transpose buffer): per tile along A,
       // its T source rows stay put while tiles sweep B, reading them in order. B goes in slices
       // whose destination (slice_bytes) stays in L1 until every A tile has written it.
-      const index_t slice = std::max<index_t>(T, slice_bytes / (na * E) / T * T);
+      const index_t slice = tile_rows_in(slice_bytes, na * E, T);
       for (index_t bb = b0; bb < b1;) {
         const index_t be = b1 - bb < slice + T ? b1 : bb + slice;
         if (!DEven && ahead != 0)
