@@ -311,11 +311,12 @@ BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
 // destination rows of 344 bytes), and (P,86,50).permute(0,2,1) (rows of 86 elements, source
 // rows 50 elements apart) in 1-, 2-, 4- and 8-byte elements, a block's last rows and each
 // thread's range starting mid-line; and (540,480,50).permute(0,2,1) in uint8 (rows of 480
-// bytes), whose slices of B are held to dense_slice_bytes (32 rows, not dense_visit_bytes' 128). Rows of whole lines on an aligned destination keep the
-// streamed tiles that write them whole (nt without nt_dense), and take nt_dense one element off
-// it; rows that lie apart ((65,58,1119).permute(2,1,0), rows of 260 bytes 15080 apart) and
-// plans in cache do not take it. Units over close source rows ask for the next unit's lines,
-// those over far-apart ones for lines further along their own rows.
+// bytes), whose slices of B are held to dense_slice_bytes (32 rows, not dense_visit_bytes'
+// 128). Rows of whole lines on an aligned destination keep the streamed tiles that write them
+// whole (nt without nt_dense), and take nt_dense one element off it; rows that lie apart
+// ((65,58,1119).permute(2,1,0), rows of 260 bytes 15080 apart) and plans in cache do not take
+// it. Units over close source rows ask for the next unit's lines, those over far-apart ones for
+// lines further along their own rows.
 BOOST_AUTO_TEST_CASE(streaming_dense_units) {
   const bool nt = kernels::have_nt;
   const auto dense = [](const engine_plan& ep) {
