@@ -241,6 +241,35 @@ void check_streamed_permute(std::array<index_t, R> const& sizes, std::array<inde
 
 }  // namespace
 
+// Streamed tiles over a group B of fewer than 32 rows (transpose_short_b_rows) take A in blocks
+// of up to transpose_direct_bytes: (6,19,19,9,16,13).permute(2,5,1,0,3,4) fp32, A = 144 (rows
+// of 576 bytes), B = 13: one block of 144; with B = 32, blocks of transpose_block_bytes (with
+// whole-line tiles). Values with such blocks in 1-, 2-, 4- and 8-byte elements (B = 13 and 19:
+// partial tiles, or whole tiles and a partial one), aligned and one element off a line.
+BOOST_AUTO_TEST_CASE(streaming_short_b) {
+  std::vector<float> in(1);
+  tensor<float, 1> out({64});
+  const float* d = out.data();
+  const bool tiled_nt = kernels::have_nt && kernels::tile_of(4) > 1;
+  const engine_plan short_b = streaming_plan(from_blob(in.data(), {6, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d);
+  BOOST_TEST(short_b.nt == tiled_nt);
+  if (short_b.nt) BOOST_TEST((short_b.nB == 13 && short_b.blocks_a == 1 && short_b.block_a == 144));
+  const engine_plan long_b = streaming_plan(from_blob(in.data(), {6, 19, 19, 9, 16, 32}).permute(2, 5, 1, 0, 3, 4), d);
+  BOOST_TEST(long_b.nt == tiled_nt);
+  // (register tiles of 8 take A whole over B = 32 anyway: whole_stream_rows)
+  if (long_b.nt && !whole_stream_rows(long_b))
+    BOOST_TEST((long_b.nB == 32 && long_b.block_a * long_b.elem == transpose_block_bytes));
+  const auto transposes = [](const engine_plan& ep) { return ep.kind == engine_plan::transpose; };
+  const std::array<index_t, 6> p{2, 5, 1, 0, 3, 4};
+  check_streamed_permute<6>({6, 19, 19, 9, 16, 13}, p, "(6,19,19,9,16,13).permute(2,5,1,0,3,4)", transposes);
+  check_streamed_permute<6>({6, 19, 19, 9, 64, 13}, p, "(6,19,19,9,64,13).permute(2,5,1,0,3,4)", transposes,
+                            std::uint8_t{});
+  check_streamed_permute<6>({6, 19, 19, 9, 32, 19}, p, "(6,19,19,9,32,19).permute(2,5,1,0,3,4)", transposes,
+                            std::uint16_t{});
+  check_streamed_permute<6>({4, 19, 19, 9, 8, 19}, p, "(4,19,19,9,8,19).permute(2,5,1,0,3,4)", transposes,
+                            std::uint64_t{});
+}
+
 // Runs past 12 MiB that start mid-line and lie back to back in the destination are gathered in
 // destination order through a buffer whose whole lines stream out (engine_plan::gather).
 // (187,258,87).permute(1,0,2) int32: runs of 348 bytes; (30,40,50,70).permute(1,2,0,3): runs

@@ -92,6 +92,20 @@ inline bool back_to_back(const byte_loop* l, int n, index_t span, int step) {
 inline constexpr index_t nt_rows_min_bytes = 256;
 /// nt_rows units cover this many bytes of each destination row (the best of 128 to 1024).
 inline constexpr index_t nt_rows_block_bytes = 512;
+/// Streamed transposes whose rows start on lines, with a group B shorter than this many rows,
+/// take blocks of A of transpose_direct_bytes (A whole up to that), not transpose_block_bytes:
+/// a unit of 128 bytes of A across under 32 rows of B is under 4 KiB, and such units ran
+/// slower than wider ones over the same rows, whether B took partial tiles (B < 16 of fp32) or
+/// whole ones (B = 16). (Each unit asks for the next one's source lines, unit_requests; which
+/// per-unit cost it is was not pinned down.)
+/// Example: (6,19,19,9,16,13).permute(2,5,1,0,3,4) fp32, A = 144 of 52-byte source rows,
+/// B = 13: one block of 144 where it was 5 of 32. On a 2-core Zen 5 VM, both builds in one
+/// process timed in turn, 1 thread (2 in brackets), medians of 5 (7) pairs, before -> after:
+/// that permutation 1.15-1.33x (1.17-1.18x), with B = 11 1.26x (1.14x), 16 1.13-1.21x (1.10x),
+/// 19 1.17-1.21x (1.14x), 24 1.05x, 32 0.98-1.01x (hence 32); fp64 (A = 72) with B = 13 and 19
+/// 1.40-1.49x (1.33x), bf16 (A = 288) 1.09-1.19x (1.02-1.09x), uint8 (A = 576) 1.03-1.07x. The
+/// AVX2 build's tiles (no whole-line tiles, 1 thread) 1.06-2.04x on the same cases.
+inline constexpr index_t transpose_short_b_rows = 32;
 /// Scattered and far-row plans stream through nt_rows only with destination rows of at least
 /// this many bytes: two units or more, so that most lines are completed by the unit after.
 inline constexpr index_t nt_rows_long_row_bytes = 1024;
@@ -292,8 +306,10 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
         split_group_b(e, panel_chunk_bytes / e.elem);
         return;
       }
-      split_group_a(e, whole_stream_rows(e) ? e.nA * e.elem : transpose_block_bytes,
-                    std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
+      const index_t block = whole_stream_rows(e)              ? e.nA * e.elem
+                            : e.nB < transpose_short_b_rows ? transpose_direct_bytes
+                                                            : transpose_block_bytes;
+      split_group_a(e, block, std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
       return;
     }
     if (dense_rows_fit(e)) {
