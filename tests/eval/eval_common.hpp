@@ -45,6 +45,22 @@ struct rgb {
 };
 static_assert(sizeof(rgb) == 3 && alignof(rgb) == 1);
 
+// The engine plan of copying `e` into a row-major destination, as `elem`-byte elements, before
+// any hint about memory (use_streaming_stores).
+lv::engine_plan plan_of(auto const& e, index_t elem)
+{
+    return lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), elem);
+}
+
+// plan_of as a copy of `bytes` into a row-major destination at `dst` takes it: streamed where
+// use_streaming_stores says so.
+lv::engine_plan streamed_plan_of(auto const& e, index_t elem, void const* dst, index_t bytes)
+{
+    lv::engine_plan p = plan_of(e, elem);
+    lv::use_streaming_stores(p, dst, bytes);
+    return p;
+}
+
 // A distinct-ish value for position i of a buffer, for every element type under test.
 template <class T>
 T value_at(index_t i)

@@ -279,13 +279,12 @@ BOOST_AUTO_TEST_CASE(odd_element_rows_apart)
                           return p[o];
                       },
                       "(2,40,20,4,10,14).permute(2,3,4,0,1,5)");
-    lv::engine_plan const ep = lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), sizeof(float));
+    lv::engine_plan const ep = plan_of(e, 4);
     BOOST_TEST((ep.kind == lv::engine_plan::transpose && ep.elem == 56 && lv::prefetch_rows(ep)));
     // Not asked for: in cache (358 KB), or rows back to back (one block of A, rows of B
     // adjacent: (26,78,20,10).permute(1,2,0,3), 1.6 MB of 40-byte elements).
-    auto plan_of = [](auto const& x) { return lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(x))), sizeof(float)); };
-    BOOST_TEST(!lv::prefetch_rows(plan_of(lv::from_blob(p, {2, 40, 20, 4, 1, 14}).permute(2, 3, 4, 0, 1, 5))));
-    lv::engine_plan const dense = plan_of(lv::from_blob(p, {26, 78, 20, 10}).permute(1, 2, 0, 3));
+    BOOST_TEST(!lv::prefetch_rows(plan_of(lv::from_blob(p, {2, 40, 20, 4, 1, 14}).permute(2, 3, 4, 0, 1, 5), 4)));
+    lv::engine_plan const dense = plan_of(lv::from_blob(p, {26, 78, 20, 10}).permute(1, 2, 0, 3), 4);
     BOOST_TEST((dense.kind == lv::engine_plan::transpose && dense.elem == 40 && !lv::prefetch_rows(dense)));
 }
 
@@ -304,15 +303,14 @@ BOOST_AUTO_TEST_CASE(transpose_source_prefetch)
                           return p[(k * 58 + j) * 840 + i];
                       },
                       "(65,58,840).permute(2,1,0)");
-    auto plan_of = [](auto const& x) { return lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(x))), sizeof(float)); };
-    lv::engine_plan const ep = plan_of(e);
+    lv::engine_plan const ep = plan_of(e, 4);
     BOOST_TEST((ep.kind == lv::engine_plan::transpose && ep.ga[0].ss == 58 * 840 * 4));
     BOOST_TEST(lv::transpose_prefetch_distance(ep) == lv::transpose_prefetch_bytes);
     // Not asked for: within the last-level cache ((65,58,600), 9 MB), or source rows close
     // together (one stream the hardware follows: (449,551,13).permute(2,0,1), 12.9 MB, rows
     // 52 bytes apart).
-    BOOST_TEST(lv::transpose_prefetch_distance(plan_of(lv::from_blob(p, {65, 58, 600}).permute(2, 1, 0))) == 0);
-    lv::engine_plan const close = plan_of(lv::from_blob(p, {449, 551, 13}).permute(2, 0, 1));
+    BOOST_TEST(lv::transpose_prefetch_distance(plan_of(lv::from_blob(p, {65, 58, 600}).permute(2, 1, 0), 4)) == 0);
+    lv::engine_plan const close = plan_of(lv::from_blob(p, {449, 551, 13}).permute(2, 0, 1), 4);
     BOOST_TEST((close.kind == lv::engine_plan::transpose && close.ga[0].ss == 52));
     BOOST_TEST(lv::transpose_prefetch_distance(close) == 0);
 }
@@ -527,7 +525,7 @@ BOOST_AUTO_TEST_CASE(elements_without_a_tile_kernel_take_the_nest_further)
     // takes_nest at the default thresholds (2 KiB; 16 KiB for elements without a tile kernel),
     // whatever this build's defines, and the values of each copy. The wide element is the run
     // contiguous on both sides: (a,b,c).permute(1,0,2) fp32 moves c floats at a time.
-    auto plan_of = [](auto const& e) { return lv::contiguous_plan(lv::physical(lv::fold(e))); };
+    auto copy_plan_of = [](auto const& e) { return lv::contiguous_plan(lv::physical(lv::fold(e))); };
     auto check = [&](index_t a, index_t b, index_t c, bool untiled_under) {
         auto buf = make_buffer<float>(a * b * c);
         auto e = lv::from_blob(buf.data(), {a, b, c}).permute(1, 0, 2);
@@ -536,7 +534,7 @@ BOOST_AUTO_TEST_CASE(elements_without_a_tile_kernel_take_the_nest_further)
         BOOST_TEST_CONTEXT(what)
         {
             bool const want = bytes <= 2048 || (untiled_under && bytes <= 16384);
-            BOOST_TEST(lv::takes_nest(plan_of(e), 4, 2048, 16384) == want);
+            BOOST_TEST(lv::takes_nest(copy_plan_of(e), 4, 2048, 16384) == want);
             check_eval<float>(e, std::array<index_t, 3>{b, a, c},
                               [&](index_t f) { return buf[static_cast<std::size_t>(((f % (a * c)) / c * b + f / (a * c)) * c + f % c)]; },
                               what);
@@ -553,7 +551,7 @@ BOOST_AUTO_TEST_CASE(elements_without_a_tile_kernel_take_the_nest_further)
     check(8, 8, 16, false);  // 64-byte runs: a strided loop of whole lines, not a transpose
     // fp32 elements alone: tiles
     auto buf = make_buffer<float>(32 * 32);
-    BOOST_TEST(lv::takes_nest(plan_of(lv::from_blob(buf.data(), {32, 32}).t()), 4, 2048, 16384) == (lv::kernels::tile_of(4) == 1));
+    BOOST_TEST(lv::takes_nest(copy_plan_of(lv::from_blob(buf.data(), {32, 32}).t()), 4, 2048, 16384) == (lv::kernels::tile_of(4) == 1));
 }
 
 }  // namespace

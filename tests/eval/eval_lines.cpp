@@ -9,20 +9,6 @@
 namespace evaltest {
 namespace {
 
-lv::engine_plan plan_of(auto const& e, index_t elem)
-{
-    return lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), elem);
-}
-
-// plan_of as a copy of `bytes` into a row-major destination at `dst` takes it: streamed where
-// use_streaming_stores says so.
-lv::engine_plan streamed_plan_of(auto const& e, index_t elem, void const* dst, index_t bytes)
-{
-    lv::engine_plan p = plan_of(e, elem);
-    lv::use_streaming_stores(p, dst, bytes);
-    return p;
-}
-
 // Checks from_blob(p, sizes).permute(perm) of a contiguous buffer of T (fp32 unless given)
 // against the index map: output index (i_0, ..., i_R-1) reads source index i_k along dim perm[k].
 template <std::size_t R, class T = float>
@@ -99,8 +85,8 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
     BOOST_TEST(!lv::line_tiles(far));
     // Streamed: always tiles and requests.
     lv::tensor<float, 1> out({64});
-    lv::engine_plan big = plan_of(lv::from_blob(x, {4096, 4096}).t(), 4);
-    lv::use_streaming_stores(big, out.data(), index_t{4096} * 4096 * 4);
+    lv::engine_plan const big =
+        streamed_plan_of(lv::from_blob(x, {4096, 4096}).t(), 4, out.data(), index_t{4096} * 4096 * 4);
     BOOST_TEST(big.nt == lv::kernels::have_nt);
     BOOST_TEST(lv::line_tiles(big) == (have && big.nt));
     BOOST_TEST(lv::prefetch_next_unit(big) == (have && big.nt));
@@ -112,8 +98,8 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
     BOOST_TEST((!have || rows_tiles));
     bool const stream_rows = rows_tiles && lv::kernels::have_nt;
     for (int const mis : {0, 1}) {
-        lv::engine_plan rows = plan_of(lv::from_blob(x, {449, 551, 17}).permute(2, 0, 1), 4);
-        lv::use_streaming_stores(rows, out.data() + mis, index_t{449} * 551 * 17 * 4);
+        lv::engine_plan const rows = streamed_plan_of(lv::from_blob(x, {449, 551, 17}).permute(2, 0, 1), 4,
+                                                      out.data() + mis, index_t{449} * 551 * 17 * 4);
         BOOST_TEST((rows.nt == stream_rows && rows.nt_rows == rows.nt));
         BOOST_TEST(lv::prefetch_next_unit(rows) == rows.nt_rows);
     }
@@ -121,8 +107,8 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
     BOOST_TEST((one_tile.nB == 8 && one_tile.nA == 1734));
     lv::use_streaming_stores(one_tile, out.data() + 1, index_t{278} * 17 * 102 * 8 * 4);
     BOOST_TEST(one_tile.nt_rows == (stream_rows && (have || lv::kernels::rows_tile_of(4) < 8)));
-    lv::engine_plan far_nt = plan_of(lv::from_blob(x, {65, 58, 1119}).permute(2, 1, 0), 4);
-    lv::use_streaming_stores(far_nt, out.data(), index_t{65} * 58 * 1119 * 4);
+    lv::engine_plan const far_nt =
+        streamed_plan_of(lv::from_blob(x, {65, 58, 1119}).permute(2, 1, 0), 4, out.data(), index_t{65} * 58 * 1119 * 4);
     BOOST_TEST((!far_nt.nt && !far_nt.nt_rows));
     // Far-row and scattered plans do with rows of 1024 bytes or more past streaming_threshold
     // (a row in units of up to 512 bytes, lines carried from one to the next): (394,69,154).permute(
@@ -142,8 +128,8 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
     lv::use_streaming_stores(small, out.data(), index_t{1000} * 1000 * 4);
     BOOST_TEST(!small.nt_rows);
     // Streamed partial tiles (line_tiles_partial's values).
-    lv::engine_plan part = plan_of(lv::from_blob(x, {280000, 15}).t(), 4);
-    lv::use_streaming_stores(part, out.data(), index_t{280000} * 15 * 4);
+    lv::engine_plan const part =
+        streamed_plan_of(lv::from_blob(x, {280000, 15}).t(), 4, out.data(), index_t{280000} * 15 * 4);
     BOOST_TEST((part.nB == 15 && part.nt == lv::kernels::have_nt));
     BOOST_TEST(lv::line_tiles(part) == (have && part.nt));
 }
@@ -349,18 +335,18 @@ BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_plans)
     std::vector<std::int8_t> in(1);
     std::int8_t const* x = in.data();
     lv::tensor<std::int8_t, 1> out({64});
-    lv::engine_plan sq = plan_of(lv::from_blob(x, {2048, 1990}).t(), 1);
-    lv::use_streaming_stores(sq, out.data(), index_t{2048} * 1990);
+    lv::engine_plan const sq =
+        streamed_plan_of(lv::from_blob(x, {2048, 1990}).t(), 1, out.data(), index_t{2048} * 1990);
     BOOST_TEST((sq.nt && !sq.nt_rows && lv::line_tiles(sq) && lv::prefetch_next_unit(sq)));
     BOOST_TEST((sq.blocks_b == 7 && sq.nB - 6 * sq.block_b == 454));
-    lv::engine_plan part = plan_of(lv::from_blob(x, {1000000, 15}).t(), 1);
-    lv::use_streaming_stores(part, out.data(), index_t{1000000} * 15);
+    lv::engine_plan const part =
+        streamed_plan_of(lv::from_blob(x, {1000000, 15}).t(), 1, out.data(), index_t{1000000} * 15);
     BOOST_TEST((part.nt && part.nB == 15 && lv::line_tiles(part)));
-    lv::engine_plan rows = plan_of(lv::from_blob(x, {4001, 4003}).t(), 1);
-    lv::use_streaming_stores(rows, out.data(), index_t{4001} * 4003);
+    lv::engine_plan const rows =
+        streamed_plan_of(lv::from_blob(x, {4001, 4003}).t(), 1, out.data(), index_t{4001} * 4003);
     BOOST_TEST((rows.nt && rows.nt_rows));
-    lv::engine_plan rows2 = plan_of(lv::from_blob(x, {2003, 3301}).t(), 2);
-    lv::use_streaming_stores(rows2, out.data(), index_t{2003} * 3301 * 2);
+    lv::engine_plan const rows2 =
+        streamed_plan_of(lv::from_blob(x, {2003, 3301}).t(), 2, out.data(), index_t{2003} * 3301 * 2);
     BOOST_TEST((rows2.nt && rows2.nt_rows));
     BOOST_TEST(lv::line_tiles(plan_of(lv::from_blob(x, {300, 200}).t(), 1)));
 }

@@ -9,11 +9,6 @@
 namespace evaltest {
 namespace {
 
-lv::engine_plan plan_of(auto const& e, index_t elem)
-{
-    return lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), elem);
-}
-
 // What narrow_transpose should say of a plan of E-byte elements, a narrow group of C, that fits `kind`.
 lv::narrow_kind expected_kind(int E, index_t C, lv::narrow_kind kind)
 {

@@ -2,8 +2,8 @@
 // and long runs from 12 MiB. The buffered transpose kernel with non-temporal stores and the
 // long-run copy against a reference loop; which plans stream; copy() into an owning tensor
 // passed as a plain lvalue.
-#include <boost/test/unit_test.hpp>
-#include <lazyview/lazyview.hpp>
+#include "eval_common.hpp"
+
 #include <array>
 #include <cstdint>
 #include <numeric>
@@ -14,6 +14,8 @@
 #include <vector>
 
 using namespace lazyview;
+using evaltest::plan_of;
+using evaltest::streamed_plan_of;
 
 namespace {
 
@@ -37,10 +39,7 @@ void streaming_transpose(index_t R, index_t C) {
 /// Whether copying `e` into a contiguous tensor at `dst` streams, and the plan.
 template <class E>
 engine_plan streaming_plan(const E& e, const void* dst) {
-  decltype(auto) s = fold(e);
-  engine_plan ep = make_engine_plan(contiguous_plan(physical(s)), sizeof(float));
-  use_streaming_stores(ep, dst, s.numel().v * static_cast<index_t>(sizeof(float)));
-  return ep;
+  return streamed_plan_of(e, sizeof(float), dst, fold(e).numel().v * index_t{sizeof(float)});
 }
 
 }  // namespace
@@ -140,8 +139,7 @@ BOOST_AUTO_TEST_CASE(streaming_close_source_rows) {
                        .permute(0, 3, 1, 4, 2, 5)
                        .reshape(B, Ch, H, W);
     tensor<T, 4> y({B, Ch, H, W});
-    engine_plan ep = make_engine_plan(contiguous_plan(physical(fold(e))), sizeof(T));
-    use_streaming_stores(ep, y.data(), B * Ch * H * W * index_t{sizeof(T)});
+    const engine_plan ep = streamed_plan_of(e, sizeof(T), y.data(), B * Ch * H * W * index_t{sizeof(T)});
     BOOST_TEST((ep.kind == engine_plan::transpose && ep.nt == kernels::have_nt && !far_source_rows(ep)),
                sizeof(T) << "-byte unpack");
     // (targets with whole-line tiles keep their own units: line_tiles)
@@ -176,8 +174,7 @@ BOOST_AUTO_TEST_CASE(streaming_runs_scattered) {
   std::iota(x.begin(), x.end(), 0);
   tensor<std::int32_t, 3> y({Q, P, R});
   const auto e = from_blob(x.data(), {P, Q, R}).permute(1, 0, 2);
-  engine_plan ep = make_engine_plan(contiguous_plan(physical(fold(e))), 4);
-  use_streaming_stores(ep, y.data(), P * Q * R * 4);
+  const engine_plan ep = streamed_plan_of(e, 4, y.data(), P * Q * R * 4);
   BOOST_TEST((ep.kind == engine_plan::run && ep.nt == kernels::have_nt && scattered_runs(ep)));
   for (unsigned th : {1u, 2u}) {
     std::fill_n(y.data(), P * Q * R, -1);
@@ -225,8 +222,7 @@ void check_streamed_permute(std::array<index_t, R> const& sizes, std::array<inde
     const auto dst = [&]<std::size_t... I>(std::index_sequence<I...>) {
       return from_blob(y, {out[I]...});
     }(std::make_index_sequence<R>{});
-    engine_plan ep = make_engine_plan(contiguous_plan(physical(fold(e))), E);
-    use_streaming_stores(ep, y, n * E);
+    const engine_plan ep = streamed_plan_of(e, E, y, n * E);
     BOOST_TEST(plan_ok(ep), what << ", " << E << "-byte, shift " << shift);
     for (unsigned th : {1u, 2u}) {
       std::fill(buf.begin(), buf.end(), unset);
@@ -324,13 +320,12 @@ BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
   check_streamed_permute<3>({2000, 500, 6}, {1, 0, 2}, "(2000,500,6).permute(1,0,2)", whole_rows);
   std::vector<float> in(1);
   tensor<float, 1> out({64});
-  engine_plan cached = make_engine_plan(contiguous_plan(physical(fold(from_blob(in.data(), {300, 1000, 3}).permute(1, 0, 2)))), 4);
-  use_streaming_stores(cached, out.data(), index_t{300} * 1000 * 3 * 4);
+  const engine_plan cached =
+      streamed_plan_of(from_blob(in.data(), {300, 1000, 3}).permute(1, 0, 2), 4, out.data(), index_t{300} * 1000 * 3 * 4);
   BOOST_TEST((cached.kind == engine_plan::transpose && cached.elem == 12 && !cached.nt && cached.blocks_a > 1));
-  engine_plan apart = make_engine_plan(contiguous_plan(physical(fold(from_blob(in.data(), {26, 785, 20, 10}).permute(2, 1, 0, 3)))), 4);
-  BOOST_TEST((apart.kind == engine_plan::transpose && apart.elem == 40));
-  use_streaming_stores(apart, out.data(), index_t{26} * 785 * 20 * 10 * 4);
-  BOOST_TEST(!apart.nt);
+  const engine_plan apart = streamed_plan_of(from_blob(in.data(), {26, 785, 20, 10}).permute(2, 1, 0, 3), 4, out.data(),
+                                             index_t{26} * 785 * 20 * 10 * 4);
+  BOOST_TEST((apart.kind == engine_plan::transpose && apart.elem == 40 && !apart.nt));
 }
 
 // Transposes of tiled elements past 12 MiB whose units each write one dense stretch (A whole,
