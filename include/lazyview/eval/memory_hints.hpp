@@ -111,8 +111,13 @@ inline constexpr index_t transpose_short_b_rows = 32;
 inline constexpr index_t nt_rows_long_row_bytes = 1024;
 /// Streamed transposes of odd-sized elements whose destination rows are long (A whole) take
 /// work units of about this many bytes of destination (at least a row): enough units for the
-/// threads where B is short ((2000,500,6).permute(1,0,2) has one chunk of B at 256 a chunk).
+/// threads where B is short ((300,3000,5).permute(1,0,2), rows of 6000 bytes, has 11 chunks of
+/// B at 256 a chunk, and 10 rows a unit).
 inline constexpr index_t odd_rows_unit_bytes = index_t{64} << 10;
+/// Transposes of odd-sized elements whose destination rows are this long or longer do not
+/// stream (see use_streaming_stores): streamed, A is taken whole and each row gathers one
+/// element from each of nA far-apart source rows; in place, A is read in blocks of 8 rows.
+inline constexpr index_t odd_rows_in_place_bytes = 8192;
 
 /// Whether a streamed transpose's units take group A whole: source rows close together (one
 /// stream), destination rows of at most transpose_direct_bytes, and a tile kernel that
@@ -205,6 +210,17 @@ inline bool dense_rows_fit(const engine_plan& e) {
 /// (300,3000,5) (20-byte, 6000) 13 -> 29 (27 -> 28), (1000,1000,5) 14 -> 23 (22 -> 35),
 /// (2000,500,6) (24-byte, 48000) 15 -> 23 (two runs at 2: 30 -> 25, 33 -> 43); (1000,1000,3)
 /// (12-byte, 12000) 16 -> 16 (17 -> 17). In cache they lost ((300,1000,3), 3.6 MB, 32 -> 22).
+/// The in-place kernel has since gained (an element moves as one power-of-two move spilling
+/// into the next, kernels::copy_over), and rows from odd_rows_in_place_bytes on now run faster
+/// in place: both builds in one process timed in turn, 2-core Zen 5 VM, streamed -> in place,
+/// medians of 7 pairs in each of two processes, 1 thread (2 in brackets): (4,40,20,4,20,14)
+/// (8960) 1.05-1.07x (1.47-1.49x), (300,1500,10) (40-byte, 12000) 1.03-1.07x (0.99-1.12x),
+/// (700,1000,5) (20-byte, 14000) 1.28-1.50x (1.32-1.60x), (800,1000,5) 1.23-1.25x
+/// (1.15-1.33x), (1000,1000,5) 1.29-1.41x (1.14-1.17x), (500,1000,10) (40-byte, 20000)
+/// 1.04-1.08x (0.92-0.96x), (1200,700,5) 1.26-1.55x (1.03-1.05x), (1000,600,7) (28-byte,
+/// 28000) 1.24-1.40x (1.22-1.24x), (2000,500,6) 1.45-1.72x (1.54-1.89x). Shorter rows still
+/// stream, though at 2 threads they too ran faster in place: (100,4000,10) 0.82-0.97x (1.23x),
+/// (300,3000,5) 0.81-1.05x (1.23x), (26,785,20,10).permute(1,2,0,3) 0.88-0.92x (1.36x).
 /// Transposes stream through a buffer whose rows leave in whole cache lines: each destination
 /// row starts on a line, covers whole lines, and A splits into blocks of whole lines. A
 /// streaming store to part of a line costs a read of that line: (48,45,8,104).permute(3,2,1,0)
@@ -288,7 +304,9 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       // through a line_writer (kernels::transpose_block_odd), where a unit's rows lie back to back
       const index_t row = e.nA * e.elem;
       const bool short_rows = e.blocks_a == 1 && row <= gather_max_run_bytes;
-      if (!back_to_back(e.gb, e.nb, row, 1) || (!short_rows && dst_bytes < streaming_threshold)) return;
+      if (!back_to_back(e.gb, e.nb, row, 1) || (!short_rows && dst_bytes < streaming_threshold) ||
+          row >= odd_rows_in_place_bytes)
+        return;
       e.nt = true;
       if (e.blocks_a == 1) return;
       split_group_a(e, row);
