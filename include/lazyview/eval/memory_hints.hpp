@@ -114,10 +114,13 @@ inline constexpr index_t nt_rows_long_row_bytes = 1024;
 /// threads where B is short ((300,3000,5).permute(1,0,2), rows of 6000 bytes, has 11 chunks of
 /// B at 256 a chunk, and 10 rows a unit).
 inline constexpr index_t odd_rows_unit_bytes = index_t{64} << 10;
-/// Transposes of odd-sized elements whose destination rows are this long or longer do not
-/// stream (see use_streaming_stores): streamed, A is taken whole and each row gathers one
-/// element from each of nA far-apart source rows; in place, A is read in blocks of 8 rows.
-inline constexpr index_t odd_rows_in_place_bytes = 8192;
+/// Transposes of odd-sized elements whose destination rows gather from this many source rows
+/// or more (nA) do not stream (see use_streaming_stores). Streamed, A is taken whole: each row
+/// gathers one element from each of nA far-apart source rows, and a unit (a few rows) reads a
+/// line of each, 62.5 KiB for 1000 rows, past L1 (48 KiB here), for every few elements it uses
+/// from them; in place, A is read in blocks of 8 rows. (That reading is a hypothesis; the
+/// bound is where the measurements turned.)
+inline constexpr index_t odd_rows_in_place_a = 1000;
 
 /// Whether a streamed transpose's units take group A whole: source rows close together (one
 /// stream), destination rows of at most transpose_direct_bytes, and a tile kernel that
@@ -211,16 +214,16 @@ inline bool dense_rows_fit(const engine_plan& e) {
 /// (2000,500,6) (24-byte, 48000) 15 -> 23 (two runs at 2: 30 -> 25, 33 -> 43); (1000,1000,3)
 /// (12-byte, 12000) 16 -> 16 (17 -> 17). In cache they lost ((300,1000,3), 3.6 MB, 32 -> 22).
 /// The in-place kernel has since gained (an element moves as one power-of-two move spilling
-/// into the next, kernels::copy_over), and rows from odd_rows_in_place_bytes on now run faster
-/// in place: both builds in one process timed in turn, 2-core Zen 5 VM, streamed -> in place,
-/// medians of 7 pairs in each of two processes, 1 thread (2 in brackets): (4,40,20,4,20,14)
-/// (8960) 1.05-1.07x (1.47-1.49x), (300,1500,10) (40-byte, 12000) 1.03-1.07x (0.99-1.12x),
-/// (700,1000,5) (20-byte, 14000) 1.28-1.50x (1.32-1.60x), (800,1000,5) 1.23-1.25x
-/// (1.15-1.33x), (1000,1000,5) 1.29-1.41x (1.14-1.17x), (500,1000,10) (40-byte, 20000)
-/// 1.04-1.08x (0.92-0.96x), (1200,700,5) 1.26-1.55x (1.03-1.05x), (1000,600,7) (28-byte,
-/// 28000) 1.24-1.40x (1.22-1.24x), (2000,500,6) 1.45-1.72x (1.54-1.89x). Shorter rows still
-/// stream, though at 2 threads they too ran faster in place: (100,4000,10) 0.82-0.97x (1.23x),
-/// (300,3000,5) 0.81-1.05x (1.23x), (26,785,20,10).permute(1,2,0,3) 0.88-0.92x (1.36x).
+/// into the next, kernels::copy_over), and rows over odd_rows_in_place_a source rows now run
+/// faster in place. Both builds in one process timed in turn, 2-core Zen 5 VM, streamed -> in
+/// place, 1 thread, medians of 3 pairs in each of four processes (of 7 pairs at 2 threads, in
+/// brackets): (2000,500,6) (A = 2000) 1.39-1.50x (1.54-1.89x), (1200,700,5) (1200) 1.30-1.43x
+/// (1.03-1.05x), (1000,1000,5) (1000) 1.10-1.30x (1.14-1.17x), (1000,600,7) (1000) 1.29-1.34x
+/// (1.22-1.24x). With fewer source rows the in-place plan lost or tied, and its ratio swung
+/// from process to process: (800,1000,5) 0.93-1.01x, (700,1000,5) 0.88-0.96x,
+/// (500,1000,10) (40-byte) 0.83-0.94x, (300,1500,10) 0.78-1.02x,
+/// (4,40,20,4,20,14).permute(2,3,4,0,1,5) (A = 160) 0.70-0.76x where two earlier processes had
+/// measured 1.05-1.07x.
 /// Transposes stream through a buffer whose rows leave in whole cache lines: each destination
 /// row starts on a line, covers whole lines, and A splits into blocks of whole lines. A
 /// streaming store to part of a line costs a read of that line: (48,45,8,104).permute(3,2,1,0)
@@ -305,7 +308,7 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       const index_t row = e.nA * e.elem;
       const bool short_rows = e.blocks_a == 1 && row <= gather_max_run_bytes;
       if (!back_to_back(e.gb, e.nb, row, 1) || (!short_rows && dst_bytes < streaming_threshold) ||
-          row >= odd_rows_in_place_bytes)
+          e.nA >= odd_rows_in_place_a)
         return;
       e.nt = true;
       if (e.blocks_a == 1) return;
