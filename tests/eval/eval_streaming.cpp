@@ -14,7 +14,6 @@
 #include <vector>
 
 using namespace lazyview;
-using evaltest::plan_of;
 using evaltest::streamed_plan_of;
 
 namespace {

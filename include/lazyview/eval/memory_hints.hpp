@@ -213,17 +213,16 @@ inline bool dense_rows_fit(const engine_plan& e) {
 /// (300,3000,5) (20-byte, 6000) 13 -> 29 (27 -> 28), (1000,1000,5) 14 -> 23 (22 -> 35),
 /// (2000,500,6) (24-byte, 48000) 15 -> 23 (two runs at 2: 30 -> 25, 33 -> 43); (1000,1000,3)
 /// (12-byte, 12000) 16 -> 16 (17 -> 17). In cache they lost ((300,1000,3), 3.6 MB, 32 -> 22).
-/// The in-place kernel has since gained (an element moves as one power-of-two move spilling
-/// into the next, kernels::copy_over), and rows over odd_rows_in_place_a source rows now run
-/// faster in place. Both builds in one process timed in turn, 2-core Zen 5 VM, streamed -> in
-/// place, 1 thread, medians of 3 pairs in each of four processes (of 7 pairs at 2 threads, in
+/// The in-place kernel has since gained (an element moves as one power-of-two move spilling into
+/// the next, kernels::copy_over), and rows that gather from odd_rows_in_place_a source rows or more
+/// now run faster in place. Both builds in one process timed in turn, 2-core Zen 5 VM, streamed ->
+/// in place, 1 thread, medians of 3 pairs in each of four processes (of 7 pairs at 2 threads, in
 /// brackets): (2000,500,6) (A = 2000) 1.39-1.50x (1.54-1.89x), (1200,700,5) (1200) 1.30-1.43x
 /// (1.03-1.05x), (1000,1000,5) (1000) 1.10-1.30x (1.14-1.17x), (1000,600,7) (1000) 1.29-1.34x
-/// (1.22-1.24x). With fewer source rows the in-place plan lost or tied, and its ratio swung
-/// from process to process: (800,1000,5) 0.93-1.01x, (700,1000,5) 0.88-0.96x,
-/// (500,1000,10) (40-byte) 0.83-0.94x, (300,1500,10) 0.78-1.02x,
-/// (4,40,20,4,20,14).permute(2,3,4,0,1,5) (A = 160) 0.70-0.76x where two earlier processes had
-/// measured 1.05-1.07x.
+/// (1.22-1.24x). With fewer source rows the in-place plan lost or tied, and its ratio swung from
+/// process to process: (800,1000,5) 0.93-1.01x, (700,1000,5) 0.88-0.96x, (500,1000,10) (40-byte)
+/// 0.83-0.94x, (300,1500,10) 0.78-1.02x, (4,40,20,4,20,14).permute(2,3,4,0,1,5) (A = 160)
+/// 0.70-0.76x where two earlier processes had measured 1.05-1.07x.
 /// Transposes stream through a buffer whose rows leave in whole cache lines: each destination
 /// row starts on a line, covers whole lines, and A splits into blocks of whole lines. A
 /// streaming store to part of a line costs a read of that line: (48,45,8,104).permute(3,2,1,0)
