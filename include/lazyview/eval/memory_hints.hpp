@@ -26,6 +26,14 @@ namespace lazyview {
 /// threads), and (6,19,19,9,16,13).permute(2,5,1,0,3,4), 15.5 MiB and reading 7.5 KiB at a time,
 /// 35 -> 36 (55 -> 62 at 2); on an earlier machine, with the older tiles, the latter had
 /// measured 0.97 of memcpy in place against 0.86 streamed, hence a threshold of 16 MiB then.
+/// The thresholds are constants, not sizes derived from the last-level cache the machine
+/// reports: on a 2-core Intel Xeon VM (Emerald Rapids; L2 2 MiB, L3 reported 300 MiB) a plain
+/// copy ran 20-26 GB/s with ordinary stores from 2 to 32 MiB against 25-34 streamed (1 thread,
+/// medians of 7), so there streaming pays from the L2 up, far below the LLC; yet moving
+/// streaming_threshold to 2 MiB (4 alternated processes, medians) sped FLUX fp32 (1,16,256,256)
+/// up 1.2-1.4x while bf16 (1,16,256,256) unpack fell to 0.87x (1 thread) and 0.66x (2 threads).
+/// No reported size picks the better side on both machines; a build for one machine can move
+/// either threshold with -DLAZYVIEW_STREAMING_THRESHOLD=bytes (likewise the scattered one).
 #ifndef LAZYVIEW_STREAMING_THRESHOLD
 #define LAZYVIEW_STREAMING_THRESHOLD (index_t{12} << 20)
 #endif
