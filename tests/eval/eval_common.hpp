@@ -45,6 +45,15 @@ struct rgb {
 };
 static_assert(sizeof(rgb) == 3 && alignof(rgb) == 1);
 
+// Plans made while it lives follow tuning `t` (eval/cpu_tuning.hpp); the one before returns after.
+struct tuning_scope {
+    lv::tuning before = lv::current_tuning();
+    explicit tuning_scope(lv::tuning t) { lv::set_tuning(t); }
+    tuning_scope(tuning_scope const&) = delete;
+    tuning_scope& operator=(tuning_scope const&) = delete;
+    ~tuning_scope() { lv::set_tuning(before); }
+};
+
 // The engine plan of copying `e` into a row-major destination, as `elem`-byte elements, before
 // any hint about memory (use_streaming_stores).
 lv::engine_plan plan_of(auto const& e, index_t elem)

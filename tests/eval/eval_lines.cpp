@@ -35,6 +35,7 @@ void check_permuted(std::array<index_t, R> const& sizes, std::array<index_t, R> 
 
 BOOST_AUTO_TEST_CASE(line_tiles_choice)
 {
+    tuning_scope const zen{lv::tuning::zen};  // (the requests and blocks stated here: the zen tuning's)
     bool const have = lv::kernels::line_tile_of(4) > 1;
     BOOST_TEST((lv::kernels::line_tile_of(8) > 1) == have);
     std::vector<float> in(1);
@@ -184,16 +185,25 @@ BOOST_AUTO_TEST_CASE(line_tiles_streamed_rows_carried)
 }
 
 // Copies `e`, of `sizes` with element `at(i)` at flat index i, into a fresh tensor (64-byte
-// aligned, so that a transpose past the threshold streams) at 1, 2 and 0 threads, and checks
-// that its plan runs in panels (lv::far_row_panels) where the target has whole-line tiles.
+// aligned, so that a transpose past the threshold streams) at 1, 2 and 0 threads under tuning
+// `t`, and checks that where the target has whole-line tiles its plan runs in panels under zen
+// (lv::far_row_panels) and in row blocks under intel (lv::far_row_blocks: 32 source rows a unit,
+// B whole, no requests for the next unit).
 template <class T, std::size_t R>
-void check_panels(auto const& e, std::array<index_t, R> const& sizes, auto at, std::string const& what)
+void check_panels(lv::tuning t, auto const& e, std::array<index_t, R> const& sizes, auto at, std::string const& what)
 {
-    BOOST_TEST_CONTEXT(what)
+    tuning_scope const scope{t};
+    BOOST_TEST_CONTEXT(what << (t == lv::tuning::intel ? ", intel" : ", zen"))
     {
         lv::tensor<T, R> out(sizes);
         lv::engine_plan const p = streamed_plan_of(e, sizeof(T), out.data(), numel_of(sizes) * index_t{sizeof(T)});
-        BOOST_TEST(p.panels == (lv::kernels::line_tile_of(sizeof(T)) > 1));
+        bool const have = lv::kernels::line_tile_of(sizeof(T)) > 1;
+        BOOST_TEST(p.panels == (have && t == lv::tuning::zen));
+        BOOST_TEST(lv::far_row_blocks(p) == (have && t == lv::tuning::intel));
+        if (lv::far_row_blocks(p)) {
+            BOOST_TEST((p.block_a == lv::row_block_rows && p.blocks_b == 1));
+            BOOST_TEST(!lv::prefetch_next_unit(p));
+        }
         for (unsigned const th : {1u, 2u, 0u}) {
             std::fill_n(out.data(), numel_of(sizes), T{});
             lv::copy(e, out, lv::threads{th});
@@ -207,31 +217,36 @@ void check_panels(auto const& e, std::array<index_t, R> const& sizes, auto at, s
 
 BOOST_AUTO_TEST_CASE(line_tiles_in_panels)
 {
-    // Streamed whole-line tiles over far-apart source rows run in panels: units of two lines
-    // of each source row of a panel of A, each tile of A sweeping its B (engine_plan::panels).
-    // Tails everywhere: (1040,2030).t() fp32, A = 1040 in three panels of 352, 352 and 336,
-    // B = 2030 in chunks of 32 and a last of 46 (two steps of 16 and a partial one of 14);
-    // (528,1500).t() fp64, B = 1500 in chunks of 16 and a last of 28 (a partial step of 4);
+    // Streamed whole-line tiles over far-apart source rows run in panels (zen): units of two
+    // lines of each source row of a panel of A, each tile of A sweeping its B
+    // (engine_plan::panels); or in row blocks (intel): 32 source rows whole a unit.
+    // Tails everywhere: (1040,2030).t() fp32, A = 1040 in three panels of 352, 352 and 336 (in
+    // 33 row blocks, the last of 16), B = 2030 in chunks of 32 and a last of 46 (two steps of 16
+    // and a partial one of 14; in row blocks, 126 steps and that partial one); (528,1500).t()
+    // fp64, B = 1500 in chunks of 16 and a last of 28 (a partial step of 4);
     // (3,1024,600).permute(0,2,1) fp32, an outer loop whose units' last asks for the next
-    // batch's first.
+    // batch's first (zen).
     std::vector<float> f(1040 * 2030);  // (the largest view: (3,1024,600) takes 1843200)
     for (std::size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>(i);
     std::vector<double> g(528 * 1500);
     for (std::size_t i = 0; i < g.size(); ++i) g[i] = static_cast<double>(i) + 0.5;
-    check_panels<float, 2>(lv::from_blob(f.data(), {1040, 2030}).t(), {2030, 1040},
-                           [&](index_t i) { return f[static_cast<std::size_t>(i % 1040 * 2030 + i / 1040)]; },
-                           "(1040,2030).t() fp32");
-    check_panels<double, 2>(lv::from_blob(g.data(), {528, 1500}).t(), {1500, 528},
-                            [&](index_t i) { return g[static_cast<std::size_t>(i % 528 * 1500 + i / 528)]; },
-                            "(528,1500).t() fp64");
-    check_panels<float, 3>(lv::from_blob(f.data(), {3, 1024, 600}).permute(0, 2, 1), {3, 600, 1024},
-                           [&](index_t i) {
-                               index_t const b = i / (600 * 1024), r = i % (600 * 1024);
-                               return f[static_cast<std::size_t>(b * 600 * 1024 + r % 1024 * 600 + r / 1024)];
-                           },
-                           "(3,1024,600).permute(0,2,1) fp32");
+    for (lv::tuning const t : {lv::tuning::zen, lv::tuning::intel}) {
+        check_panels<float, 2>(t, lv::from_blob(f.data(), {1040, 2030}).t(), {2030, 1040},
+                               [&](index_t i) { return f[static_cast<std::size_t>(i % 1040 * 2030 + i / 1040)]; },
+                               "(1040,2030).t() fp32");
+        check_panels<double, 2>(t, lv::from_blob(g.data(), {528, 1500}).t(), {1500, 528},
+                                [&](index_t i) { return g[static_cast<std::size_t>(i % 528 * 1500 + i / 528)]; },
+                                "(528,1500).t() fp64");
+        check_panels<float, 3>(t, lv::from_blob(f.data(), {3, 1024, 600}).permute(0, 2, 1), {3, 600, 1024},
+                               [&](index_t i) {
+                                   index_t const b = i / (600 * 1024), r = i % (600 * 1024);
+                                   return f[static_cast<std::size_t>(b * 600 * 1024 + r % 1024 * 600 + r / 1024)];
+                               },
+                               "(3,1024,600).permute(0,2,1) fp32");
+    }
     // Not in panels: an A under a panel (FLUX pack's destination rows of 256 bytes), and
     // elements of 1 and 2 bytes (staged tiles, which measured slower in panels).
+    tuning_scope const zen{lv::tuning::zen};
     std::vector<float> in(1);
     float const* x = in.data();
     void const* const page = reinterpret_cast<void const*>(std::uintptr_t{1} << 12);  // (alignment only)
@@ -245,6 +260,51 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_panels)
     BOOST_TEST(!streamed(lv::from_blob(x, {4096, 4096}).t(), 2, 32 << 20).panels);
     BOOST_TEST(!streamed(lv::from_blob(x, {4096, 4096}).t(), 1, 16 << 20).panels);
     BOOST_TEST(streamed(lv::from_blob(x, {4096, 4096}).t(), 4, 64 << 20).panels == (lv::kernels::line_tile_of(4) > 1));
+}
+
+BOOST_AUTO_TEST_CASE(line_tiles_intel_blocks)
+{
+    // Under the intel tuning, streamed whole-line tiles take blocks of A of 256 bytes over close
+    // source rows and of 32 rows (128 bytes at least) over far-apart ones
+    // (lv::intel_line_block_bytes), and no plan asks for the next unit's lines; the zen tuning
+    // keeps transpose_block_bytes and its requests. Plans: FLUX unpack fp32 (16,16,256,256)
+    // (close rows, 8-byte elements: blocks of 32 where zen takes 16), pack (far rows, 8-byte
+    // elements: 32, A whole, where zen takes 16), (16,64,4096).permute(0,2,1) fp64 (far rows: 32
+    // where zen takes 16). Values, streamed under intel at 1, 2 and 0 threads: (600,112,64).permute(0,2,1) fp32
+    // (close rows 256 bytes apart, A = 112 in blocks of 64 and 48) and fp64 (blocks of 32, 32, 32
+    // and 16), 17 and 34 MB.
+    bool const have = lv::kernels::line_tile_of(4) > 1 && lv::kernels::line_tile_of(8) > 1;
+    std::vector<float> in(1);
+    float const* x = in.data();
+    void const* const page = reinterpret_cast<void const*>(std::uintptr_t{1} << 12);  // (alignment only)
+    auto const plans = [&](auto const& e, index_t elem, index_t bytes) {
+        std::array<lv::engine_plan, 2> p;
+        for (lv::tuning const t : {lv::tuning::zen, lv::tuning::intel}) {
+            tuning_scope const scope{t};
+            p[t == lv::tuning::intel] = streamed_plan_of(e, elem, page, bytes);
+        }
+        return p;
+    };
+    auto const unpack = plans(lv::from_blob(x, {16, 128 * 128, 64}).view(16, 128, 128, 16, 2, 2).permute(0, 3, 1, 4, 2, 5), 4, 64 << 20);
+    BOOST_TEST((unpack[0].elem == 8 && unpack[0].nA == 128 && unpack[0].nt == lv::kernels::have_nt));
+    if (have && unpack[0].nt) {
+        BOOST_TEST((unpack[0].block_a == 16 && unpack[1].block_a == 32));
+        BOOST_TEST((lv::prefetch_next_unit(unpack[0]) && !lv::prefetch_next_unit(unpack[1])));
+    }
+    auto const pack = plans(lv::from_blob(x, {16, 16, 256, 256}).view(16, 16, 128, 2, 128, 2).permute(0, 2, 4, 1, 3, 5), 4, 64 << 20);
+    if (have && pack[0].nt) {
+        BOOST_TEST((pack[0].block_a == 16 && pack[1].block_a == 32 && pack[1].blocks_a == 1));
+        BOOST_TEST((lv::prefetch_next_unit(pack[0]) && !lv::prefetch_next_unit(pack[1])));
+    }
+    auto const far8 = plans(lv::from_blob(x, {16, 64, 4096}).permute(0, 2, 1), 8, index_t{16} * 64 * 4096 * 8);
+    if (have && far8[0].nt) BOOST_TEST((far8[0].block_a == 16 && far8[1].block_a == 32 && !far8[1].panels));
+    tuning_scope const intel{lv::tuning::intel};
+    for (index_t const elem : {4, 8}) {
+        lv::engine_plan const p = streamed_plan_of(lv::from_blob(x, {600, 112, 64}).permute(0, 2, 1), elem, page, 600 * 112 * 64 * elem);
+        if (have && p.nt) BOOST_TEST((p.block_a * elem == 256 && p.blocks_a == (elem == 4 ? 2 : 4)));
+    }
+    check_permuted<3>({600, 112, 64}, {0, 2, 1});
+    check_permuted<3, double>({600, 112, 64}, {0, 2, 1});
 }
 
 BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_and_halves)
@@ -330,6 +390,7 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_place_order)
 
 BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_plans)
 {
+    tuning_scope const zen{lv::tuning::zen};  // (the requests and blocks stated here: the zen tuning's)
     // Which ways the cases above take, where the target has the tiles.
     if (lv::kernels::line_tile_of(1) == 1) return;
     std::vector<std::int8_t> in(1);

@@ -15,6 +15,7 @@
 
 using namespace lazyview;
 using evaltest::streamed_plan_of;
+using evaltest::tuning_scope;
 
 namespace {
 
@@ -119,6 +120,7 @@ BOOST_AUTO_TEST_CASE(streaming_transpose_and_pack) {
 // of each row through the buffer of 32 rows of B: (65536,50).t() fp32, 12.5 MiB, whose A is
 // 256 KiB of each row and whose B ends in a tile moved back. Values at 1 and 2 threads.
 BOOST_AUTO_TEST_CASE(streaming_close_source_rows) {
+  tuning_scope const zen{tuning::zen};  // (the requests and blocks stated here: the zen tuning's)
   std::vector<float> in(1);
   tensor<float, 1> out({64});
   BOOST_TEST(far_source_rows(streaming_plan(from_blob(in.data(), {1024, 1024}).t(), out.data())));
@@ -242,6 +244,7 @@ void check_streamed_permute(std::array<index_t, R> const& sizes, std::array<inde
 // whole-line tiles). Values with such blocks in 1-, 2-, 4- and 8-byte elements (B = 13 and 19:
 // partial tiles, or whole tiles and a partial one), aligned and one element off a line.
 BOOST_AUTO_TEST_CASE(streaming_short_b) {
+  tuning_scope const zen{tuning::zen};  // (the requests and blocks stated here: the zen tuning's)
   std::vector<float> in(1);
   tensor<float, 1> out({64});
   const float* d = out.data();
@@ -348,6 +351,7 @@ BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
 // it. Units over close source rows ask for the next unit's lines, those over far-apart ones for
 // lines further along their own rows.
 BOOST_AUTO_TEST_CASE(streaming_dense_units) {
+  tuning_scope const zen{tuning::zen};  // (the requests and blocks stated here: the zen tuning's)
   const bool nt = kernels::have_nt;
   const auto dense = [](const engine_plan& ep) {
     return ep.kind == engine_plan::transpose && ep.nt == kernels::have_nt && ep.nt_dense == kernels::have_nt &&

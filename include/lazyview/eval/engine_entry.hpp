@@ -17,6 +17,7 @@
 // streaming thresholds are the ones in force. The plans the memo keeps (engine_setup) have one
 // layout whatever the target, so translation units built for different targets may share them.
 #include "../config.hpp"
+#include "cpu_tuning.hpp"  // set_tuning(), for translation units that see no engine
 #include "plan.hpp"
 #include "plan_memo.hpp"
 #include "threads.hpp"

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "cpu_tuning.hpp"
 #include "kernels.hpp"
 #include "microkernels.hpp"
 
@@ -72,6 +73,7 @@ struct engine_plan {
   bool panels = false;     ///< with nt, whole-line tiles over far-apart source rows: units of
                            ///< two lines of B across a panel of A, run panel by panel, each tile
                            ///< of A sweeping its B (far_row_panels)
+  tuning tune = tuning::zen;  ///< the measurements the memory hints follow (eval/cpu_tuning.hpp)
 
   index_t outer_count() const {
     index_t n = 1;
@@ -330,6 +332,7 @@ inline void order_runs(engine_plan& e) {
 /// contiguous in the destination), B = (iw) (64, contiguous in the source); outer = (ih).
 inline engine_plan make_engine_plan(const loop_plan& p, index_t size) {
   engine_plan e;
+  e.tune = current_tuning();
   e.src_off = p.src_offset * size;
   e.dst_off = p.dst_offset * size;
   byte_loop l[max_loops];

@@ -3,6 +3,7 @@
 // destination outgrows the caches, and prefetches for write where writes scatter. Each rule is a
 // predicate of the plan (and, for streaming, of the destination's address), so tests can pin
 // which plans take which hint.
+#include <algorithm>
 #include <cstdint>
 
 #include "engine_plan.hpp"
@@ -169,15 +170,54 @@ inline bool whole_stream_rows(const engine_plan& e) {
 /// 0.93x).
 inline constexpr index_t panel_bytes = 2048;
 inline constexpr index_t panel_chunk_bytes = 128;
-/// Whether a transpose that streams runs in panels: far-apart source rows, whole-line tiles of
-/// 4- or 8-byte elements, A of a panel at least and B of a chunk.
+/// Whether a streamed transpose has the shape that panels (zen) or row blocks (intel) take:
+/// far-apart source rows, whole-line tiles of 4- or 8-byte elements, A of a panel at least and B
+/// of a chunk.
 /// Example: (4096,4096).t() fp32, (4096,4096):(1,4096) into row-major: A = 4096 (source rows
-/// 16 KiB apart), B = 4096: yes, in 8 panels of 512 by 128 chunks of 32; FLUX pack fp32
-/// (16,16,256,256), A = 32 of 8 bytes: no.
-inline bool far_row_panels(const engine_plan& e) {
+/// 16 KiB apart), B = 4096: yes; FLUX pack fp32 (16,16,256,256), A = 32 of 8 bytes: no.
+inline bool far_rows_wide(const engine_plan& e) {
   const index_t T = kernels::line_tile_of(e.elem), TB = kernels::line_tile_rows_of(e.elem);
   return far_source_rows(e) && e.elem >= 4 && T > 1 && e.nA * e.elem >= panel_bytes &&
          e.nB * e.elem >= panel_chunk_bytes && panel_chunk_bytes % (TB * e.elem) == 0;
+}
+/// Whether a transpose that streams runs in panels: far_rows_wide, under the zen tuning.
+/// Example: (4096,4096).t() fp32: in 8 panels of 512 by 128 chunks of 32.
+inline bool far_row_panels(const engine_plan& e) { return e.tune == tuning::zen && far_rows_wide(e); }
+
+/// Under the intel tuning, far_rows_wide transposes run in row blocks instead of panels: a unit is
+/// row_block_rows source rows, each read whole (B undivided) and in order, a step of B sweeping the
+/// block's tiles (transpose_lines, streamed), with no requests for the next unit (see
+/// prefetch_next_unit). 32 rows are 32 streams, as many as the L2 streamer of Intel's cores is
+/// documented to follow, so the hardware fetches them ahead, where the panels' 512 rows at a time
+/// each need requests by software (an Intel core's software prefetches hold a first-level miss
+/// buffer each until their line arrives). On a 2-core Intel Xeon VM (Emerald Rapids), ratio to the
+/// better of memcpy and a streaming copy, medians of 5 processes of 11 alternated runs each, 1
+/// thread (in brackets, the gain at 2 threads), panels -> blocks of 32 rows: (4096,4096).t() fp32
+/// 0.58 -> 0.78, 1.34x (1.17x), (2048,4096).t() fp64 0.61 -> 1.02, 1.65x (1.45x); blocks of 16
+/// fp64 rows 1.35x (1.30x), of 64 fp32 rows 1.24x (1.08x): hence a count of rows, not of bytes.
+/// A hand-written loop in the same order over 16 x 16 tiles ran 0.74-0.81 where the engine ran
+/// 0.72-0.79 in the same processes; the panels' order by hand, 0.66.
+inline constexpr index_t row_block_rows = 32;
+inline bool far_row_blocks(const engine_plan& e) { return e.tune == tuning::intel && far_rows_wide(e); }
+
+/// Under the intel tuning, the blocks of A of a streamed transpose in whole-line tiles (B of
+/// transpose_short_b_rows or more, not far_rows_wide): close source rows, one stream, take 256
+/// bytes of each destination row a unit where the zen tuning takes transpose_block_bytes (128);
+/// far-apart ones row_block_rows rows, 128 bytes at least (fp32: 32 rows, as before; fp64: 32 rows
+/// where they were 16). Both without requests for the next unit (prefetch_next_unit). Same
+/// machine and harness as far_row_blocks, fp32 unless said, against the zen plan / against the
+/// zen plan without the requests, 1 thread (2 threads in brackets): FLUX unpack (16,16,256,256)
+/// 1.05x / 1.17x (1.09x / 1.07x), bf16 1.14x / 1.03x (1.18x / 1.07x), (4,16,256,256) 1.06x /
+/// 1.07x, (1024,128,64).permute(0,2,1) 1.07x / 1.03x, (2048,64,32).permute(0,2,1) 1.18x / 1.06x
+/// (1.16x / 1.06x), fp64 (1024,128,32).permute(0,2,1) 1.10x / 1.08x (1.11x / 1.08x). Far rows in
+/// blocks of 256 bytes instead of 128 gained nothing for fp32 ((64,256,256).permute(0,2,1)
+/// 0.98x, (16,64,4096).permute(0,2,1) 0.96x, (112,45,8,104).permute(3,2,1,0) 0.97x (0.95x)).
+/// Examples: FLUX unpack fp32 (A = 128 rows 256 bytes apart): blocks of 32 where they were 16;
+/// pack fp32 (A = 32 of 8 bytes, channels far apart): one block of 32 where there were two of 16
+/// (with the requests dropped as well, (16,16,256,256) 0.91x, (4,16,256,256) 1.01x, at 2 threads
+/// 1.09x; without them alone 0.93x, 1.04x, 1.08x).
+inline index_t intel_line_block_bytes(const engine_plan& e) {
+  return far_source_rows(e) ? std::max(transpose_block_bytes, row_block_rows * e.elem) : 2 * transpose_block_bytes;
 }
 
 /// Whether a transpose of tiled elements can stream as engine_plan::nt_dense: its units each
@@ -328,15 +368,21 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
     for (int k = 0; k < e.nb; ++k) aligned = aligned && e.gb[k].ds % 64 == 0;
     if (aligned) {
       e.nt = true;
+      if (far_row_blocks(e)) {
+        split_group_a(e, row_block_rows * e.elem, kernels::line_tile_of(e.elem));
+        split_group_b(e, e.nB);
+        return;
+      }
       if (far_row_panels(e)) {
         e.panels = true;
         split_group_a(e, panel_bytes, kernels::line_tile_of(e.elem));
         split_group_b(e, panel_chunk_bytes / e.elem);
         return;
       }
-      const index_t block = whole_stream_rows(e)              ? e.nA * e.elem
-                            : e.nB < transpose_short_b_rows ? transpose_direct_bytes
-                                                            : transpose_block_bytes;
+      const index_t block = whole_stream_rows(e)                          ? e.nA * e.elem
+                            : e.nB < transpose_short_b_rows             ? transpose_direct_bytes
+                            : e.tune == tuning::intel && line_tiles_fit(e) ? intel_line_block_bytes(e)
+                                                                        : transpose_block_bytes;
       split_group_a(e, block, std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
       return;
     }
@@ -463,7 +509,21 @@ inline bool line_tiles(const engine_plan& p) {
 /// medians of 3 alternated runs). Far-apart rows keep their requests along the rows
 /// (transpose_prefetch_distance): asked for the next unit's lines instead,
 /// (86,59,45,18).permute(1,2,3,0) went 18-20 -> 8-11 GB/s.
+/// Under the intel tuning, no plan asks: the units whose requests paid on the Zen VMs read their
+/// source as one stream (close rows) or as a few dozen at most (row blocks, FLUX pack's 16
+/// channels), which the Intel core's L2 streamer fetches ahead by itself, so that the requests
+/// only take first-level miss buffers from the loads (a reading: this VM exposes no counters). On a 2-core Intel Xeon VM (Emerald Rapids), with
+/// -> without requests, zen plans otherwise, medians of 5 processes of 11 alternated runs each,
+/// 1 thread (2 in brackets): FLUX pack bf16 (16,16,256,256) 1.13-1.17x (1.12x), unpack bf16
+/// 1.11-1.15x (1.10x), pack fp32 (4,16,256,256) 1.04-1.06x (1.08x); of the benchmark's 16 MiB
+/// permutations (bench/main.cpp) the nine that asked 0.94-1.37x (1.02-1.42x), median 1.09x
+/// (1.15x): streamed in whole-line tiles (6,19,19,9,16,13).permute(2,5,1,0,3,4) 1.37x (1.42x),
+/// nt_rows (278,17,102,8).permute(0,3,1,2) 1.24x (1.37x), (449,551,17).permute(2,0,1) 1.14x
+/// (1.30x), (394,69,154).permute(1,2,0) 0.94x (1.02x). Two lost:
+/// FLUX pack fp32 (16,16,256,256) 0.93-0.95x (1.01-1.08x), still 1.0 of the best copy, and unpack
+/// fp32 0.81-0.90x (0.84x), which the wider blocks of intel_line_block_bytes bring back.
 inline bool prefetch_next_unit(const engine_plan& p) {
+  if (p.tune == tuning::intel) return false;
   if (p.nt_dense) return !far_source_rows(p);
   if (p.nt_rows || (p.nt && whole_stream_rows(p))) return true;
   return line_tiles(p) && (p.nt || p.transpose_bytes() >= transpose_prefetch_threshold);
