@@ -53,7 +53,8 @@ BOOST_AUTO_TEST_CASE(streaming_transpose_element_sizes) {
 }
 
 // Which transposes stream (where this build has streaming stores): those that read and write in
-// pieces from 2 MiB, others from 12 MiB; only rows of whole lines, in blocks of whole lines.
+// pieces from 2 MiB, others from 12 MiB (4 MiB under the intel tuning); only rows of whole lines,
+// in blocks of whole lines.
 BOOST_AUTO_TEST_CASE(streaming_choice) {
   std::vector<float> in(1);
   const float* x = in.data();
@@ -61,20 +62,37 @@ BOOST_AUTO_TEST_CASE(streaming_choice) {
   const float* d = out.data();
   const bool nt = kernels::have_nt;
   BOOST_TEST(streaming_plan(from_blob(x, {1024, 1024}).t(), d).nt == nt);
-  BOOST_TEST(!streaming_plan(from_blob(x, {1024, 1024}).t(), d + 8).nt);  // rows at 32 mod 64
+  {
+    // rows at 32 mod 64: in place, or under the intel tuning (past its 4 MiB, rows of 4 KiB)
+    // through the buffer of nt_rows where the target has the tiles
+    tuning_scope const zen{tuning::zen};
+    BOOST_TEST(!streaming_plan(from_blob(x, {1024, 1024}).t(), d + 8).nt);
+    tuning_scope const intel{tuning::intel};
+    const engine_plan r = streaming_plan(from_blob(x, {1024, 1024}).t(), d + 8);
+    BOOST_TEST((r.nt == r.nt_rows && r.nt_rows == (nt && kernels::rows_tile_of(4) > 1)));
+  }
   BOOST_TEST(!streaming_plan(from_blob(x, {512, 512}).t(), d).nt);        // 1 MiB: in cache
   BOOST_TEST(!streaming_plan(from_blob(x, {1000, 1000}).t(), d).nt);      // rows of 4000 bytes
   const engine_plan p = streaming_plan(from_blob(x, {48, 45, 8, 104}).permute(3, 2, 1, 0), d);
   BOOST_TEST(p.nt == nt);
   if (p.nt) BOOST_TEST(p.block_a * p.elem % 64 == 0);  // 192-byte rows: blocks of 128 and 64
-  // One side of each unit dense: in place below 12 MiB (10.3 MiB), streamed from it (15.5 MiB).
-  BOOST_TEST(!streaming_plan(from_blob(x, {4, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d).nt);
-  BOOST_TEST(streaming_plan(from_blob(x, {6, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d).nt == nt);
-  auto pack = [&](index_t B) {
-    return from_blob(x, {B, 16, 256, 256}).view(B, 16, 128, 2, 128, 2).permute(0, 2, 4, 1, 3, 5).reshape(B, 128 * 128, 64);
+  // One side of each unit dense: under the zen tuning in place below 12 MiB (10.3 MiB), streamed
+  // from it (15.5 MiB); under intel from 4 MiB (3.5 MiB in place).
+  auto pack = [&](index_t B, index_t W) {
+    return from_blob(x, {B, 16, 256, W}).view(B, 16, 128, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5).reshape(B, 128 * W / 2, 64);
   };
-  BOOST_TEST(!streaming_plan(pack(2), d).nt);
-  BOOST_TEST(streaming_plan(pack(4), d).nt == nt);
+  {
+    tuning_scope const zen{tuning::zen};
+    BOOST_TEST(!streaming_plan(from_blob(x, {4, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d).nt);
+    BOOST_TEST(streaming_plan(from_blob(x, {6, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d).nt == nt);
+    BOOST_TEST(!streaming_plan(pack(2, 256), d).nt);
+    BOOST_TEST(streaming_plan(pack(4, 256), d).nt == nt);
+  }
+  tuning_scope const intel{tuning::intel};
+  BOOST_TEST(streaming_plan(from_blob(x, {4, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d).nt == nt);
+  BOOST_TEST(!streaming_plan(pack(1, 224), d).nt);
+  BOOST_TEST(streaming_plan(pack(1, 256), d).nt == nt);
+  BOOST_TEST(streaming_plan(pack(2, 256), d).nt == nt);
 }
 
 BOOST_AUTO_TEST_CASE(streaming_transpose_and_pack) {

@@ -30,22 +30,40 @@ namespace lazyview {
 /// The thresholds are constants, not sizes derived from the last-level cache the machine
 /// reports: on a 2-core Intel Xeon VM (Emerald Rapids; L2 2 MiB, L3 reported 300 MiB) a plain
 /// copy ran 20-26 GB/s with ordinary stores from 2 to 32 MiB against 25-34 streamed (1 thread,
-/// medians of 7), so there streaming pays from the L2 up, far below the LLC; yet moving
-/// streaming_threshold to 2 MiB (4 alternated processes, medians) sped FLUX fp32 (1,16,256,256)
-/// up 1.2-1.4x while bf16 (1,16,256,256) unpack fell to 0.87x (1 thread) and 0.66x (2 threads).
-/// No reported size picks the better side on both machines; a build for one machine can move
-/// either threshold with -DLAZYVIEW_STREAMING_THRESHOLD=bytes (likewise the scattered one).
-#ifndef LAZYVIEW_STREAMING_THRESHOLD
-#define LAZYVIEW_STREAMING_THRESHOLD (index_t{12} << 20)
+/// medians of 7), so there streaming pays from the L2 up, far below the LLC. With the zen plans,
+/// streaming from 2 MiB sped FLUX fp32 (1,16,256,256) up 1.2-1.4x there while bf16
+/// (1,16,256,256) unpack fell to 0.87x (1 thread) and 0.66x (2 threads); with the intel tuning's
+/// plans (no requests for the next unit, eval/cpu_tuning.hpp) the same VM measured, streamed from
+/// intel_streaming_threshold, 4 MiB, against from 12 MiB, medians of 5 processes of 11 alternated
+/// runs, 1 thread (2 in brackets): FLUX pack fp32 (1,16,256,256) 1.44x (1.49x), (2,16,256,256)
+/// 1.47x (1.40x), unpack 1.39x (1.55x) and 1.34x (1.38x); bf16 (2,16,256,256) pack 1.28x
+/// (1.30x), unpack 1.17x (1.18x), (4,16,256,256) 1.33x (1.19x) and 1.18x (1.08x);
+/// (512,96,32).permute(0,2,1) fp32 1.22x (1.18x), (256,1024,8).permute(1,0,2) (runs of 32 bytes)
+/// 1.13x (1.15x). From 2 MiB, bf16 (1,16,256,256) (2 MiB) gained 1.18-1.23x at 1 thread but lost
+/// 0.89-0.93x at 2, hence 4. The intel tuning takes intel_streaming_threshold, the zen one
+/// streaming_threshold, unless a build defines -DLAZYVIEW_STREAMING_THRESHOLD=bytes, which then
+/// holds for both (likewise LAZYVIEW_SCATTERED_STREAMING_THRESHOLD, which both share).
+#ifdef LAZYVIEW_STREAMING_THRESHOLD
+inline constexpr index_t streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
+inline constexpr index_t intel_streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
+#else
+inline constexpr index_t streaming_threshold = index_t{12} << 20;
+inline constexpr index_t intel_streaming_threshold = index_t{4} << 20;
 #endif
 #ifndef LAZYVIEW_SCATTERED_STREAMING_THRESHOLD
 #define LAZYVIEW_SCATTERED_STREAMING_THRESHOLD (index_t{2} << 20)
 #endif
-inline constexpr index_t streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
 inline constexpr index_t scattered_streaming_threshold = LAZYVIEW_SCATTERED_STREAMING_THRESHOLD;
 /// use_streaming_stores leaves the plan of a smaller destination as it is, whatever the
-/// destination's address: such a plan may be kept and reused (the plan memo, eval/copy.hpp).
-inline constexpr index_t never_streams_below = std::min(streaming_threshold, scattered_streaming_threshold);
+/// destination's address and the tuning: such a plan may be kept and reused (the plan memo,
+/// eval/copy.hpp).
+inline constexpr index_t never_streams_below =
+    std::min({streaming_threshold, intel_streaming_threshold, scattered_streaming_threshold});
+
+/// The size from which a plan's destination streams, scattered transposes aside: by its tuning.
+inline index_t streaming_threshold_of(const engine_plan& e) {
+  return e.tune == tuning::intel ? intel_streaming_threshold : streaming_threshold;
+}
 
 /// Whether a transpose's work unit writes one dense stretch of destination: A is one block and
 /// rows of consecutive B indices are adjacent (written back to back).
@@ -294,7 +312,10 @@ inline bool dense_rows_fit(const engine_plan& e) {
 ///   (394,69,154).permute(1,2,0) 24 -> 36 (40 -> 53). With shorter rows, whose two ends are
 ///   most of each row, it lost: (131,32017).t() 28 -> 24, (65,58,1119).permute(2,1,0) 22 -> 17,
 ///   (86,59,45,18).permute(1,2,3,0) 22 -> 19. In cache, it only costs: 0.70x at the scattered
-///   threshold ((1000,1000).t(), before the carry);
+///   threshold ((1000,1000).t(), before the carry). Under the intel tuning "past" means from its
+///   4 MiB: on the Intel Xeon VM, 1 thread (2 in brackets), against in place below 12 MiB,
+///   (1500,1100).t() 2.95x (2.25x), (2047,1025).t() 1.86x (1.62x), (200,69,154).permute(1,2,0)
+///   1.04x (1.14x) (same harness as intel_streaming_threshold's figures);
 /// - rows under nt_rows_min_bytes per unit, mostly partial lines.
 /// Tile rows shifted into whole lines in registers instead (a two-source permute per row, the
 /// tile row before kept per row, no buffer) measured 0.55-0.78x of the buffer.
@@ -318,7 +339,8 @@ inline bool dense_rows_fit(const engine_plan& e) {
 /// bytes off a line (medians of 3, 1 thread): 11.6 -> 21.1, 12.2 -> 22.3, 8.4 -> 12.2, and FLUX
 /// pack (4,16,256,256), whose rows of 256 bytes then start mid-line, 10.0 -> 11.9.
 inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes) {
-  if (!kernels::have_nt || dst_bytes < (scattered_transpose(e) ? scattered_streaming_threshold : streaming_threshold))
+  const index_t threshold = streaming_threshold_of(e);
+  if (!kernels::have_nt || dst_bytes < (scattered_transpose(e) ? scattered_streaming_threshold : threshold))
     return;
   const index_t align = e.kind == engine_plan::transpose ? 64 : 32;
   const auto base = reinterpret_cast<std::uintptr_t>(dst) + static_cast<std::uintptr_t>(e.dst_off);
@@ -354,7 +376,7 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       // through a line_writer (kernels::transpose_block_odd), where a unit's rows lie back to back
       const index_t row = e.nA * e.elem;
       const bool short_rows = e.blocks_a == 1 && row <= gather_max_run_bytes;
-      if (!back_to_back(e.gb, e.nb, row, 1) || (!short_rows && dst_bytes < streaming_threshold) ||
+      if (!back_to_back(e.gb, e.nb, row, 1) || (!short_rows && dst_bytes < threshold) ||
           e.nA >= odd_rows_in_place_a)
         return;
       e.nt = true;
@@ -394,7 +416,7 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
     // scattered and far-row plans: only with rows long enough to be carried from unit to unit
     // and past the caches (see above)
     if ((scattered_transpose(e) || transpose_prefetch_distance(e) != 0) &&
-        (dst_bytes < streaming_threshold || e.nA * e.elem < nt_rows_long_row_bytes))
+        (dst_bytes < threshold || e.nA * e.elem < nt_rows_long_row_bytes))
       return;
     e.nt = e.nt_rows = true;
     split_group_a(e, nt_rows_block_bytes, kernels::rows_tile_of(e.elem));
