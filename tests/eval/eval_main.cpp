@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include <lazyview/lazyview.hpp>
+#include <lazyview/eval/cpu_tuning.hpp>  // (set_tuning only: this file compiles into every eval binary)
 
 // The engine's memory hints follow a tuning read from the CPU (eval/cpu_tuning.hpp); the tests
 // pin plans made under the zen one unless LAZYVIEW_TUNING names one (ctest runs an evaluation

@@ -10,7 +10,8 @@
 // The tuning is read once per process from the CPU's vendor (CPUID leaf 0: "GenuineIntel" ->
 // intel, anything else, other architectures included -> zen), unless the environment variable
 // LAZYVIEW_TUNING is `zen` or `intel`; set_tuning() replaces it for plans made afterwards. (The
-// plan memo keeps plans only below never_streams_below, 2 MiB, where no rule reads the tuning.)
+// plan memo keeps plans only below never_streams_below, 2 MiB, where every rule decides the same
+// under either tuning.)
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
