@@ -61,12 +61,12 @@ lv::engine_plan plan_of(auto const& e, index_t elem)
     return lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), elem);
 }
 
-// plan_of as a copy of `bytes` into a row-major destination at `dst` takes it: streamed where
-// use_streaming_stores says so.
-lv::engine_plan streamed_plan_of(auto const& e, index_t elem, void const* dst, index_t bytes)
+// plan_of as a copy of `bytes` into a row-major destination at `dst` on `nthreads` threads takes
+// it: streamed where use_streaming_stores says so.
+lv::engine_plan streamed_plan_of(auto const& e, index_t elem, void const* dst, index_t bytes, unsigned nthreads = 1)
 {
     lv::engine_plan p = plan_of(e, elem);
-    lv::use_streaming_stores(p, dst, bytes);
+    lv::use_streaming_stores(p, dst, bytes, nthreads);
     return p;
 }
 

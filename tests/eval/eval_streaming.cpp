@@ -36,10 +36,10 @@ void streaming_transpose(index_t R, index_t C) {
   }
 }
 
-/// Whether copying `e` into a contiguous tensor at `dst` streams, and the plan.
+/// Whether copying `e` into a contiguous tensor at `dst` on `nthreads` threads streams, and the plan.
 template <class E>
-engine_plan streaming_plan(const E& e, const void* dst) {
-  return streamed_plan_of(e, sizeof(float), dst, fold(e).numel().v * index_t{sizeof(float)});
+engine_plan streaming_plan(const E& e, const void* dst, unsigned nthreads = 1) {
+  return streamed_plan_of(e, sizeof(float), dst, fold(e).numel().v * index_t{sizeof(float)}, nthreads);
 }
 
 }  // namespace
@@ -53,8 +53,8 @@ BOOST_AUTO_TEST_CASE(streaming_transpose_element_sizes) {
 }
 
 // Which transposes stream (where this build has streaming stores): those that read and write in
-// pieces from 2 MiB, others from 12 MiB (4 MiB under the intel tuning); only rows of whole lines,
-// in blocks of whole lines.
+// pieces from 2 MiB, others from 12 MiB (under the intel tuning 4 MiB, and 2 MiB on one thread for
+// power-of-two elements); only rows of whole lines, in blocks of whole lines.
 BOOST_AUTO_TEST_CASE(streaming_choice) {
   std::vector<float> in(1);
   const float* x = in.data();
@@ -72,27 +72,73 @@ BOOST_AUTO_TEST_CASE(streaming_choice) {
     BOOST_TEST((r.nt == r.nt_rows && r.nt_rows == (nt && kernels::rows_tile_of(4) > 1)));
   }
   BOOST_TEST(!streaming_plan(from_blob(x, {512, 512}).t(), d).nt);        // 1 MiB: in cache
-  BOOST_TEST(!streaming_plan(from_blob(x, {1000, 1000}).t(), d).nt);      // rows of 4000 bytes
+  // rows of 4000 bytes, 3.8 MiB (on one thread under the intel tuning: nt_rows, as in
+  // intel_one_thread_streaming)
+  BOOST_TEST(!streaming_plan(from_blob(x, {1000, 1000}).t(), d, 2).nt);
   const engine_plan p = streaming_plan(from_blob(x, {48, 45, 8, 104}).permute(3, 2, 1, 0), d);
   BOOST_TEST(p.nt == nt);
   if (p.nt) BOOST_TEST(p.block_a * p.elem % 64 == 0);  // 192-byte rows: blocks of 128 and 64
   // One side of each unit dense: under the zen tuning in place below 12 MiB (10.3 MiB), streamed
-  // from it (15.5 MiB); under intel from 4 MiB (3.5 MiB in place).
+  // from it (15.5 MiB), at 1 and 2 threads alike; under intel from 4 MiB (3.5 MiB in place), or on
+  // one thread from 2 MiB (1.75 MiB in place), where 24-byte elements keep 4 MiB.
   auto pack = [&](index_t B, index_t W) {
     return from_blob(x, {B, 16, 256, W}).view(B, 16, 128, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5).reshape(B, 128 * W / 2, 64);
   };
   {
     tuning_scope const zen{tuning::zen};
-    BOOST_TEST(!streaming_plan(from_blob(x, {4, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d).nt);
-    BOOST_TEST(streaming_plan(from_blob(x, {6, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d).nt == nt);
-    BOOST_TEST(!streaming_plan(pack(2, 256), d).nt);
-    BOOST_TEST(streaming_plan(pack(4, 256), d).nt == nt);
+    for (unsigned const th : {1u, 2u}) {
+      BOOST_TEST(!streaming_plan(from_blob(x, {4, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d, th).nt);
+      BOOST_TEST(streaming_plan(from_blob(x, {6, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d, th).nt == nt);
+      BOOST_TEST(!streaming_plan(pack(2, 256), d, th).nt);
+      BOOST_TEST(streaming_plan(pack(4, 256), d, th).nt == nt);
+    }
   }
   tuning_scope const intel{tuning::intel};
-  BOOST_TEST(streaming_plan(from_blob(x, {4, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d).nt == nt);
-  BOOST_TEST(!streaming_plan(pack(1, 224), d).nt);
-  BOOST_TEST(streaming_plan(pack(1, 256), d).nt == nt);
-  BOOST_TEST(streaming_plan(pack(2, 256), d).nt == nt);
+  BOOST_TEST(streaming_plan(from_blob(x, {4, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d, 2).nt == nt);
+  BOOST_TEST(!streaming_plan(pack(1, 224), d, 2).nt);
+  BOOST_TEST(streaming_plan(pack(1, 256), d, 2).nt == nt);
+  BOOST_TEST(streaming_plan(pack(2, 256), d, 2).nt == nt);
+  BOOST_TEST(!streaming_plan(pack(1, 112), d).nt);
+  BOOST_TEST(streaming_plan(pack(1, 128), d).nt == nt);
+  BOOST_TEST(streaming_plan(pack(1, 224), d).nt == nt);
+  // (300,300,6).permute(1,0,2) (2.1 MB): 24-byte elements, which lost streamed below 4 MiB
+  const engine_plan odd = streaming_plan(from_blob(x, {300, 300, 6}).permute(1, 0, 2), d);
+  BOOST_TEST((odd.elem == 24 && !odd.nt));
+  BOOST_TEST(streaming_plan(from_blob(x, {300, 300, 12}).permute(1, 0, 2), d).nt == nt);  // 4.1 MB
+}
+
+// Under the intel tuning, on one thread, transposes stream from 2 MiB: FLUX pack bf16
+// (1,16,256,256) (whole-line tiles), and (1000,700).t() fp32 into a destination 32 bytes off a
+// line (nt_rows, rows of 4000 bytes), against reference loops.
+BOOST_AUTO_TEST_CASE(intel_one_thread_streaming) {
+  tuning_scope const intel{tuning::intel};
+  const index_t C = 16, H = 256, W = 256;
+  std::vector<std::uint16_t> x(static_cast<std::size_t>(C * H * W));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint16_t>(i * 2654435761u >> 7);
+  auto pack = from_blob(x.data(), {1, C, H, W}).view(1, C, H / 2, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5).reshape(1, (H / 2) * (W / 2), C * 4);
+  tensor<std::uint16_t, 3> y({1, (H / 2) * (W / 2), C * 4});
+  BOOST_TEST(streamed_plan_of(pack, 2, y.data(), C * H * W * 2).nt == kernels::have_nt);
+  BOOST_TEST(!streamed_plan_of(pack, 2, y.data(), C * H * W * 2, 2).nt);
+  copy(pack, y, threads{1});
+  std::size_t bad = 0;
+  for (index_t n = 0; n < (H / 2) * (W / 2); ++n)
+    for (index_t k = 0; k < C * 4; ++k) {
+      const index_t ih = n / (W / 2), iw = n % (W / 2), c = k / 4, ph = (k / 2) % 2, pw = k % 2;
+      bad += y.data()[n * C * 4 + k] != x[static_cast<std::size_t>((c * H + ih * 2 + ph) * W + iw * 2 + pw)];
+    }
+  BOOST_TEST(bad == 0u);
+  const index_t R = 1000, Cc = 700;
+  std::vector<float> a(static_cast<std::size_t>(R * Cc));
+  std::iota(a.begin(), a.end(), 0.f);
+  tensor<float, 1> room({R * Cc + 16});  // 64-byte aligned: the destination starts 32 bytes on
+  float* const d = room.data() + 8;
+  const engine_plan p = streamed_plan_of(from_blob(a.data(), {R, Cc}).t(), 4, d, R * Cc * 4);
+  BOOST_TEST(p.nt_rows == (kernels::have_nt && kernels::rows_tile_of(4) > 1));
+  copy(from_blob(a.data(), {R, Cc}).t(), from_blob(d, {Cc, R}), threads{1});
+  bad = 0;
+  for (index_t i = 0; i < Cc; ++i)
+    for (index_t j = 0; j < R; ++j) bad += d[i * R + j] != a[static_cast<std::size_t>(j * Cc + i)];
+  BOOST_TEST(bad == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(streaming_transpose_and_pack) {

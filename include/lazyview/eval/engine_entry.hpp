@@ -121,7 +121,7 @@ LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char
     return;
   }
   engine_plan ep = make_engine_plan(p, elem);
-  use_streaming_stores(ep, dst, bytes);  // before the offsets: it may regroup A
+  use_streaming_stores(ep, dst, bytes, threads_for(bytes, th));  // before the offsets: it may regroup A
   index_t local[engine_setup::max_offsets];
   run_engine_setup(ep, offsets(ep, local, heap), src, dst, bytes, th);
 }

@@ -40,15 +40,30 @@ namespace lazyview {
 /// (1.30x), unpack 1.17x (1.18x), (4,16,256,256) 1.33x (1.19x) and 1.18x (1.08x);
 /// (512,96,32).permute(0,2,1) fp32 1.22x (1.18x), (256,1024,8).permute(1,0,2) (runs of 32 bytes)
 /// 1.13x (1.15x). From 2 MiB, bf16 (1,16,256,256) (2 MiB) gained 1.18-1.23x at 1 thread but lost
-/// 0.89-0.93x at 2, hence 4. The intel tuning takes intel_streaming_threshold, the zen one
+/// 0.89-0.93x at 2, hence 4. On one thread, though, transposes of power-of-two elements (tiles and
+/// narrow kernels) stream from intel_one_thread_threshold, 2 MiB: there one core's L2 (2 MiB) no
+/// longer holds its destination, where two cores' hold half each. Same VM, 1 thread, GB/s ratios
+/// streamed from 2 MiB against from 4 MiB, each from a pair of processes run back to back (one
+/// per build, each the median of 11 runs alternated with memcpy and a streaming copy), two or
+/// three pairs: FLUX pack bf16 (1,16,256,256) 1.13-1.72x, unpack 1.19-1.40x, fp32 (1,8,256,256)
+/// 1.20-1.69x and 1.20-1.52x, bf16 (1,24,256,256) (3 MiB) 1.09-1.37x and 0.93-1.16x;
+/// (1000,700).t() fp32 (nt_rows) 1.18-1.63x (destination 32 bytes off a line too),
+/// (120,100,64).permute(0,2,1) 1.18-1.29x; narrow transposes (262144,3).t() 1.03-1.28x,
+/// (3,262144).t() 1.05-1.23x, (512,512,3).permute(2,0,1) 1.09-1.31x, bytes
+/// (1024,1024,3).permute(2,0,1) 1.18-1.32x. Not other plans: odd-sized elements lost
+/// ((300,300,6).permute(1,0,2) fp32, 24-byte elements, 0.74-0.82x; (200,1000,5) 0.79-0.95x;
+/// (50,3000,5) 0.73-0.91x) and runs tied ((16,512,96).permute(1,0,2) 0.97-0.98x). The intel
+/// tuning takes intel_streaming_threshold and intel_one_thread_threshold, the zen one
 /// streaming_threshold, unless a build defines -DLAZYVIEW_STREAMING_THRESHOLD=bytes, which then
-/// holds for both (likewise LAZYVIEW_SCATTERED_STREAMING_THRESHOLD, which both share).
+/// holds for all three (likewise LAZYVIEW_SCATTERED_STREAMING_THRESHOLD, which both tunings share).
 #ifdef LAZYVIEW_STREAMING_THRESHOLD
 inline constexpr index_t streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
 inline constexpr index_t intel_streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
+inline constexpr index_t intel_one_thread_threshold = LAZYVIEW_STREAMING_THRESHOLD;
 #else
 inline constexpr index_t streaming_threshold = index_t{12} << 20;
 inline constexpr index_t intel_streaming_threshold = index_t{4} << 20;
+inline constexpr index_t intel_one_thread_threshold = index_t{2} << 20;
 #endif
 #ifndef LAZYVIEW_SCATTERED_STREAMING_THRESHOLD
 #define LAZYVIEW_SCATTERED_STREAMING_THRESHOLD (index_t{2} << 20)
@@ -57,12 +72,18 @@ inline constexpr index_t scattered_streaming_threshold = LAZYVIEW_SCATTERED_STRE
 /// use_streaming_stores leaves the plan of a smaller destination as it is, whatever the
 /// destination's address and the tuning: such a plan may be kept and reused (the plan memo,
 /// eval/copy.hpp).
-inline constexpr index_t never_streams_below =
-    std::min({streaming_threshold, intel_streaming_threshold, scattered_streaming_threshold});
+inline constexpr index_t never_streams_below = std::min(
+    {streaming_threshold, intel_streaming_threshold, intel_one_thread_threshold, scattered_streaming_threshold});
 
-/// The size from which a plan's destination streams, scattered transposes aside: by its tuning.
-inline index_t streaming_threshold_of(const engine_plan& e) {
-  return e.tune == tuning::intel ? intel_streaming_threshold : streaming_threshold;
+/// The size from which a plan's destination streams, scattered transposes aside: by its tuning,
+/// and under intel by the threads the copy runs on (`nthreads`, at least 1) for transposes of
+/// power-of-two elements.
+/// Example, intel: FLUX pack bf16 (1,16,256,256) (2 MiB): 2 MiB at 1 thread (it streams), 4 MiB at
+/// 2; (300,300,6).permute(1,0,2) fp32 (24-byte elements): 4 MiB at either.
+inline index_t streaming_threshold_of(const engine_plan& e, unsigned nthreads = 1) {
+  if (e.tune != tuning::intel) return streaming_threshold;
+  const bool pow2_transpose = e.kind == engine_plan::transpose && is_pow2_upto64(e.elem);
+  return nthreads <= 1 && pow2_transpose ? intel_one_thread_threshold : intel_streaming_threshold;
 }
 
 /// Whether a transpose's work unit writes one dense stretch of destination: A is one block and
@@ -338,8 +359,10 @@ inline bool dense_rows_fit(const engine_plan& e) {
 /// 7.9 -> 10.5 (13.0 -> 16.5; 9.2 -> 11.3); a streaming copy: 45-55. With the destination 12
 /// bytes off a line (medians of 3, 1 thread): 11.6 -> 21.1, 12.2 -> 22.3, 8.4 -> 12.2, and FLUX
 /// pack (4,16,256,256), whose rows of 256 bytes then start mid-line, 10.0 -> 11.9.
-inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes) {
-  const index_t threshold = streaming_threshold_of(e);
+/// `nthreads`: the threads the copy runs on, which the intel tuning's threshold reads
+/// (streaming_threshold_of).
+inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes, unsigned nthreads = 1) {
+  const index_t threshold = streaming_threshold_of(e, nthreads);
   if (!kernels::have_nt || dst_bytes < (scattered_transpose(e) ? scattered_streaming_threshold : threshold))
     return;
   const index_t align = e.kind == engine_plan::transpose ? 64 : 32;
@@ -533,17 +556,18 @@ inline bool line_tiles(const engine_plan& p) {
 /// (86,59,45,18).permute(1,2,3,0) went 18-20 -> 8-11 GB/s.
 /// Under the intel tuning, no plan asks: the units whose requests paid on the Zen VMs read their
 /// source as one stream (close rows) or as a few dozen at most (row blocks, FLUX pack's 16
-/// channels), which the Intel core's L2 streamer fetches ahead by itself, so that the requests
-/// only take first-level miss buffers from the loads (a reading: this VM exposes no counters). On a 2-core Intel Xeon VM (Emerald Rapids), with
-/// -> without requests, zen plans otherwise, medians of 5 processes of 11 alternated runs each,
-/// 1 thread (2 in brackets): FLUX pack bf16 (16,16,256,256) 1.13-1.17x (1.12x), unpack bf16
-/// 1.11-1.15x (1.10x), pack fp32 (4,16,256,256) 1.04-1.06x (1.08x); of the benchmark's 16 MiB
-/// permutations (bench/main.cpp) the nine that asked 0.94-1.37x (1.02-1.42x), median 1.09x
-/// (1.15x): streamed in whole-line tiles (6,19,19,9,16,13).permute(2,5,1,0,3,4) 1.37x (1.42x),
-/// nt_rows (278,17,102,8).permute(0,3,1,2) 1.24x (1.37x), (449,551,17).permute(2,0,1) 1.14x
-/// (1.30x), (394,69,154).permute(1,2,0) 0.94x (1.02x). Two lost:
-/// FLUX pack fp32 (16,16,256,256) 0.93-0.95x (1.01-1.08x), still 1.0 of the best copy, and unpack
-/// fp32 0.81-0.90x (0.84x), which the wider blocks of intel_line_block_bytes bring back.
+/// channels), which the Intel core's L2 streamer fetches ahead by itself, so that the requests only
+/// take first-level miss buffers from the loads (a reading: this VM exposes no counters). On a
+/// 2-core Intel Xeon VM (Emerald Rapids), with -> without requests, zen plans otherwise, medians of
+/// 5 processes of 11 alternated runs each, 1 thread (2 in brackets): FLUX pack bf16 (16,16,256,256)
+/// 1.13-1.17x (1.12x), unpack bf16 1.11-1.15x (1.10x), pack fp32 (4,16,256,256) 1.04-1.06x (1.08x);
+/// of the benchmark's 16 MiB permutations (bench/main.cpp) the nine that asked 0.94-1.37x
+/// (1.02-1.42x), median 1.09x (1.15x): streamed in whole-line tiles
+/// (6,19,19,9,16,13).permute(2,5,1,0,3,4) 1.37x (1.42x), nt_rows (278,17,102,8).permute(0,3,1,2)
+/// 1.24x (1.37x), (449,551,17).permute(2,0,1) 1.14x (1.30x), (394,69,154).permute(1,2,0) 0.94x
+/// (1.02x). Two lost: FLUX pack fp32 (16,16,256,256) 0.93-0.95x (1.01-1.08x), still 1.0 of the best
+/// copy, and unpack fp32 0.81-0.90x (0.84x), which the wider blocks of intel_line_block_bytes bring
+/// back.
 inline bool prefetch_next_unit(const engine_plan& p) {
   if (p.tune == tuning::intel) return false;
   if (p.nt_dense) return !far_source_rows(p);
