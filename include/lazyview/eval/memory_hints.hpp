@@ -258,6 +258,9 @@ inline bool far_row_blocks(const engine_plan& e) { return e.tune == tuning::inte
 inline index_t intel_line_block_bytes(const engine_plan& e) {
   return far_source_rows(e) ? std::max(transpose_block_bytes, row_block_rows * e.elem) : 2 * transpose_block_bytes;
 }
+/// Whether a streamed transpose takes its blocks of A from intel_line_block_bytes: whole-line
+/// tiles under the intel tuning.
+inline bool intel_line_blocks(const engine_plan& e) { return e.tune == tuning::intel && line_tiles_fit(e); }
 
 /// Whether a transpose of tiled elements can stream as engine_plan::nt_dense: its units each
 /// write one dense stretch (A whole in one block, rows of consecutive B indices back to back),
@@ -424,10 +427,10 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
         split_group_b(e, panel_chunk_bytes / e.elem);
         return;
       }
-      const index_t block = whole_stream_rows(e)                          ? e.nA * e.elem
-                            : e.nB < transpose_short_b_rows             ? transpose_direct_bytes
-                            : e.tune == tuning::intel && line_tiles_fit(e) ? intel_line_block_bytes(e)
-                                                                        : transpose_block_bytes;
+      const index_t block = whole_stream_rows(e)              ? e.nA * e.elem
+                            : e.nB < transpose_short_b_rows ? transpose_direct_bytes
+                            : intel_line_blocks(e)          ? intel_line_block_bytes(e)
+                                                            : transpose_block_bytes;
       split_group_a(e, block, std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
       return;
     }
