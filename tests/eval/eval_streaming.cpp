@@ -19,6 +19,30 @@ using evaltest::tuning_scope;
 
 namespace {
 
+/// How many elements of y differ from the (C, R) transpose of the row-major (R, C) array a.
+template <class T>
+std::size_t transpose_mismatches(const T* a, const T* y, index_t R, index_t C) {
+  std::size_t bad = 0;
+  for (index_t i = 0; i < C; ++i)
+    for (index_t j = 0; j < R; ++j) bad += y[i * R + j] != a[static_cast<std::size_t>(j * C + i)];
+  return bad;
+}
+
+/// How many elements of y differ from FLUX's pack of the row-major (B, C, H, W) array x:
+/// y[b][(ih, iw)][(c, ph, pw)] = x[b][c][2 ih + ph][2 iw + pw].
+template <class T>
+std::size_t pack_mismatches(const T* x, const T* y, index_t B, index_t C, index_t H, index_t W) {
+  std::size_t bad = 0;
+  for (index_t b = 0; b < B; ++b)
+    for (index_t n = 0; n < (H / 2) * (W / 2); ++n)
+      for (index_t k = 0; k < C * 4; ++k) {
+        const index_t ih = n / (W / 2), iw = n % (W / 2), c = k / 4, ph = (k / 2) % 2, pw = k % 2;
+        bad += y[(b * (H / 2) * (W / 2) + n) * C * 4 + k] !=
+               x[static_cast<std::size_t>(((b * C + c) * H + ih * 2 + ph) * W + iw * 2 + pw)];
+      }
+  return bad;
+}
+
 /// (R, C) transposed into a fresh tensor past the threshold: the buffered streaming transpose,
 /// with a last block of A narrower than the rest and a B count that is no multiple of a block.
 template <class T>
@@ -29,9 +53,7 @@ void streaming_transpose(index_t R, index_t C) {
   for (unsigned th : {1u, 2u}) {
     std::fill_n(t.data(), R * C, T{});
     copy(from_blob(a.data(), {R, C}).t(), t, threads{th});
-    std::size_t bad = 0;
-    for (index_t i = 0; i < C; ++i)
-      for (index_t j = 0; j < R; ++j) bad += t.data()[i * R + j] != a[static_cast<std::size_t>(j * C + i)];
+    const std::size_t bad = transpose_mismatches(a.data(), t.data(), R, C);
     BOOST_TEST(bad == 0u, sizeof(T) << "-byte (" << R << "," << C << ").t(), threads " << th);
   }
 }
@@ -120,13 +142,7 @@ BOOST_AUTO_TEST_CASE(intel_one_thread_streaming) {
   BOOST_TEST(streamed_plan_of(pack, 2, y.data(), C * H * W * 2).nt == kernels::have_nt);
   BOOST_TEST(!streamed_plan_of(pack, 2, y.data(), C * H * W * 2, 2).nt);
   copy(pack, y, threads{1});
-  std::size_t bad = 0;
-  for (index_t n = 0; n < (H / 2) * (W / 2); ++n)
-    for (index_t k = 0; k < C * 4; ++k) {
-      const index_t ih = n / (W / 2), iw = n % (W / 2), c = k / 4, ph = (k / 2) % 2, pw = k % 2;
-      bad += y.data()[n * C * 4 + k] != x[static_cast<std::size_t>((c * H + ih * 2 + ph) * W + iw * 2 + pw)];
-    }
-  BOOST_TEST(bad == 0u);
+  BOOST_TEST(pack_mismatches(x.data(), y.data(), 1, C, H, W) == 0u);
   const index_t R = 1000, Cc = 700;
   std::vector<float> a(static_cast<std::size_t>(R * Cc));
   std::iota(a.begin(), a.end(), 0.f);
@@ -135,10 +151,7 @@ BOOST_AUTO_TEST_CASE(intel_one_thread_streaming) {
   const engine_plan p = streamed_plan_of(from_blob(a.data(), {R, Cc}).t(), 4, d, R * Cc * 4);
   BOOST_TEST(p.nt_rows == (kernels::have_nt && kernels::rows_tile_of(4) > 1));
   copy(from_blob(a.data(), {R, Cc}).t(), from_blob(d, {Cc, R}), threads{1});
-  bad = 0;
-  for (index_t i = 0; i < Cc; ++i)
-    for (index_t j = 0; j < R; ++j) bad += d[i * R + j] != a[static_cast<std::size_t>(j * Cc + i)];
-  BOOST_TEST(bad == 0u);
+  BOOST_TEST(transpose_mismatches(a.data(), d, R, Cc) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(streaming_transpose_and_pack) {
@@ -148,10 +161,7 @@ BOOST_AUTO_TEST_CASE(streaming_transpose_and_pack) {
   tensor<float, 2> t({C, R});
   for (unsigned th : {1u, 2u}) {
     copy(from_blob(a.data(), {R, C}).t(), t, threads{th});
-    std::size_t bad = 0;
-    for (index_t i = 0; i < C; ++i)
-      for (index_t j = 0; j < R; ++j) bad += t.data()[i * R + j] != a[static_cast<std::size_t>(j * C + i)];
-    BOOST_TEST(bad == 0u);
+    BOOST_TEST(transpose_mismatches(a.data(), t.data(), R, C) == 0u);
   }
   // FLUX pack at (2,16,256,256) fp32: 8 MiB in, 8 MiB out -> with bf16-sized twins below.
   const index_t B = 4, Ch = 16, H = 256, W = 256;
@@ -160,15 +170,7 @@ BOOST_AUTO_TEST_CASE(streaming_transpose_and_pack) {
   auto pack = from_blob(x.data(), {B, Ch, H, W}).view(B, Ch, H / 2, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5).reshape(B, (H / 2) * (W / 2), Ch * 4);
   tensor<float, 3> y({B, (H / 2) * (W / 2), Ch * 4});
   copy(pack, y, threads{2});
-  std::size_t bad = 0;
-  for (index_t b = 0; b < B; ++b)
-    for (index_t n = 0; n < (H / 2) * (W / 2); ++n)
-      for (index_t k = 0; k < Ch * 4; ++k) {
-        const index_t ih = n / (W / 2), iw = n % (W / 2), c = k / 4, ph = (k / 2) % 2, pw = k % 2;
-        bad += y.data()[(b * (H / 2) * (W / 2) + n) * Ch * 4 + k] !=
-               x[static_cast<std::size_t>(((b * Ch + c) * H + ih * 2 + ph) * W + iw * 2 + pw)];
-      }
-  BOOST_TEST(bad == 0u);
+  BOOST_TEST(pack_mismatches(x.data(), y.data(), B, Ch, H, W) == 0u);
   // A long contiguous run (a plain copy) past the threshold.
   tensor<float, 1> flat({B * Ch * H * W});
   copy(from_blob(x.data(), {B * Ch * H * W}), flat);
