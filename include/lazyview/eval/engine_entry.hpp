@@ -121,9 +121,11 @@ LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char
     return;
   }
   engine_plan ep = make_engine_plan(p, elem);
-  use_streaming_stores(ep, dst, bytes, threads_for(bytes, th));  // before the offsets: it may regroup A
+  // Resolved once: threads{0} asks the system for its processor count, which glibc reads from /sys.
+  const unsigned n = threads_for(bytes, th);
+  use_streaming_stores(ep, dst, bytes, n);  // before the offsets: it may regroup A
   index_t local[engine_setup::max_offsets];
-  run_engine_setup(ep, offsets(ep, local, heap), src, dst, bytes, th);
+  run_engine_setup(ep, offsets(ep, local, heap), src, dst, bytes, threads{n});
 }
 
 LAZYVIEW_ENGINE_LINKAGE void run_general_plan(const copy_plan& p, const level* lv, int nlev, const char* src,
