@@ -125,6 +125,7 @@ BOOST_AUTO_TEST_CASE(streaming_choice) {
   tuning_scope const intel{tuning::intel};
   BOOST_TEST(streaming_plan(from_blob(x, {4, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d, 2).nt == nt);
   BOOST_TEST(!streaming_plan(pack(1, 224), d, 2).nt);
+  BOOST_TEST(!streaming_plan(pack(1, 224), d, 4).nt);  // the 2 MiB of one thread only: not at 4
   BOOST_TEST(streaming_plan(pack(1, 256), d, 2).nt == nt);
   BOOST_TEST(streaming_plan(pack(2, 256), d, 2).nt == nt);
   BOOST_TEST(!streaming_plan(pack(1, 112), d).nt);
