@@ -343,11 +343,13 @@ BOOST_AUTO_TEST_CASE(streaming_short_b) {
 }
 
 // Runs past 12 MiB that start mid-line and lie back to back in the destination are gathered in
-// destination order through a buffer whose whole lines stream out (engine_plan::gather).
+// destination order through a buffer whose whole lines stream out (engine_plan::gather), under
+// the zen tuning; under intel they stay in place.
 // (187,258,87).permute(1,0,2) int32: runs of 348 bytes; (30,40,50,70).permute(1,2,0,3): runs
 // of 280 bytes under two loops of the destination. A destination whose runs lie apart (rows
 // padded by one element) copies them as before.
 BOOST_AUTO_TEST_CASE(streaming_runs_gathered) {
+  tuning_scope const zen{tuning::zen};
   const auto gathered = [](const engine_plan& ep) {
     return ep.kind == engine_plan::run && ep.gather == kernels::have_nt && ep.nt == kernels::have_nt;
   };
@@ -370,6 +372,9 @@ BOOST_AUTO_TEST_CASE(streaming_runs_gathered) {
       for (index_t c = 0; c <= C; ++c)
         bad += y[static_cast<std::size_t>((q * P + p) * (C + 1) + c)] != (c == C ? -1 : x[static_cast<std::size_t>((p * Q + q) * C + c)]);
   BOOST_TEST(bad == 0u);
+  tuning_scope const intel{tuning::intel};
+  const auto in_place = [](const engine_plan& p) { return p.kind == engine_plan::run && !p.gather && !p.nt; };
+  check_streamed_permute<3>({187, 258, 87}, {1, 0, 2}, "(187,258,87).permute(1,0,2), intel", in_place);
 }
 
 // Transposes of odd-sized elements past 12 MiB whose units' destination rows lie back to back
