@@ -230,6 +230,8 @@ inline bool far_source_rows(const engine_plan& p) {
 inline constexpr index_t gather_chunk_bytes = 4096;
 inline constexpr index_t gather_max_run_bytes = 2048;
 inline constexpr index_t gather_ahead_bytes = 8192;
+/// Under the intel tuning, misaligned runs shorter than this stay in place (use_streaming_stores).
+inline constexpr index_t intel_in_place_run_bytes = 384;
 /// Dense streamed transposes (engine_plan::nt_dense, kernels::transpose_dense): tiles go through
 /// the buffer in blocks of about dense_block_bytes of destination, and T rows of a tile may take
 /// at most dense_tile_rows_bytes. Each tile of A reads dense_visit_bytes of each of its source

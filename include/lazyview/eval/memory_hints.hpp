@@ -289,13 +289,14 @@ inline bool dense_rows_fit(const engine_plan& e) {
 /// - aligned, streamed straight in destination order -> gathered: (16,1024,256).permute(1,0,2)
 ///   51 -> 68 (84 -> 93), (8,2048,256) 60 -> 69 (85 -> 94); in source order they lost
 ///   ((3000,6,512) 51 -> 38, (4000,4,256) 70 -> 62).
-/// Under the intel tuning runs that do not start aligned stay in place, not gathered: on the
-/// 2-core Intel Xeon VM (Emerald Rapids), fp32, about 16 MiB, bench/ab with the bench built
-/// without streaming against the default, 4 rounds, medians of the paired speed-ups (range), 1
-/// thread (2): (187,258,87).permute(1,0,2) (348-byte runs) 1.37x (1.23x),
+/// Under the intel tuning runs shorter than intel_in_place_run_bytes that do not start aligned
+/// stay in place, not gathered: on the 2-core Intel Xeon VM (Emerald Rapids), fp32, about 16 MiB,
+/// bench/ab with the bench built without streaming against the default, 4 rounds, medians of the
+/// paired speed-ups, 1 thread (2): (187,258,87).permute(1,0,2) (348-byte runs) 1.37x (1.23x),
 /// (30,40,50,70).permute(1,2,0,3) (280) 1.15x (1.19x), (2,0,1,3) 1.29x (1.47x); gathered, they had
-/// run at 0.82-1.02 of the bench's plain loops. The aligned ones tied
-/// ((8,2048,256) and (16,1024,256): 0.93-1.09x) and keep the zen rules.
+/// run at 0.82-1.02 of the bench's plain loops. Longer ones did not gain in place:
+/// (68,14,35,9,14).permute(0,2,1,3,4) (504) 0.92x (1.03x), (96,193,227).permute(1,0,2) (908)
+/// 0.83x (0.98x). Aligned runs tied ((8,2048,256), (16,1024,256): 0.93-1.09x): zen rules.
 /// Transposes of odd-sized elements (no tile kernel: transpose_block_odd) stream where a unit's
 /// destination rows lie back to back, up to gather_max_run_bytes each: rows go out through the
 /// buffer of gathered runs. In place -> streamed, fp32, 1 thread (2 in brackets), GB/s:
@@ -381,7 +382,8 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
   for (int k = 0; k < e.nouter; ++k) aligned = aligned && e.outer[k].ds % align == 0;
   if (e.kind == engine_plan::run) {
     e.nt = aligned && e.run_bytes >= 256;
-    if (e.nouter > 0 && e.run_bytes <= gather_max_run_bytes && (e.nt || e.tune != tuning::intel)) {
+    const bool intel_in_place = e.tune == tuning::intel && !e.nt && e.run_bytes < intel_in_place_run_bytes;
+    if (e.nouter > 0 && e.run_bytes <= gather_max_run_bytes && !intel_in_place) {
       byte_loop by_dst[max_loops];
       for (int i = 0; i < e.nouter; ++i) by_dst[i] = e.outer[i];
       sort_by_decreasing_stride(by_dst, e.nouter, [](const byte_loop& l) { return l.ds; });
