@@ -267,6 +267,10 @@ inline void put(char* d, __m512d v) {
     _mm512_storeu_pd(reinterpret_cast<double*>(d), v);
 }
 
+/// A 64-byte load from an aligned line, as the register type of the second argument.
+inline __m512 load_as(const char* s, __m512) { return _mm512_load_ps(reinterpret_cast<const float*>(s)); }
+inline __m512d load_as(const char* s, __m512d) { return _mm512_load_pd(reinterpret_cast<const double*>(s)); }
+
 /// The 16 x 16 transpose of four-byte lanes that ends the tiles of 4-, 2- and 1-byte elements:
 /// r[i] holds row i; out(c, v) receives column c (lane i of v: lane c of r[i]). Two in-lane
 /// stages (unpack, shuffle) build 4 x 4 blocks, two 128-bit-lane stages gather each column.
@@ -313,6 +317,11 @@ struct line_micro<4> {
   static constexpr int T = 16, TB = 16;
   template <bool NT = true, bool Part = false, class S, class D>
   LAZYVIEW_ALWAYS_INLINE static void tile(S s, D d, [[maybe_unused]] int nb = TB) {
+    tile_to<Part>(s, [&](int row, auto v) { put<NT>(d(row), v); }, nb);
+  }
+  /// tile, each destination row handed over as out(row, v) (only rows [0, nb) with Part).
+  template <bool Part = false, class S, class Out>
+  LAZYVIEW_ALWAYS_INLINE static void tile_to(S s, Out&& out, [[maybe_unused]] int nb = TB) {
     __m512 r[16];
     LAZYVIEW_UNROLL
     for (int i = 0; i < 16; ++i) {
@@ -323,7 +332,7 @@ struct line_micro<4> {
         r[i] = _mm512_loadu_ps(p);
     }
     transpose_16x16_lanes4(r, [&](int row, __m512 v) {
-      if (!Part || row < nb) put<NT>(d(row), v);
+      if (!Part || row < nb) out(row, v);
     });
   }
 };
@@ -335,6 +344,10 @@ struct line_micro<8> {
   static constexpr int T = 8, TB = 8;
   template <bool NT = true, bool Part = false, class S, class D>
   LAZYVIEW_ALWAYS_INLINE static void tile(S s, D d, [[maybe_unused]] int nb = TB) {
+    tile_to<Part>(s, [&](int row, auto v) { put<NT>(d(row), v); }, nb);
+  }
+  template <bool Part = false, class S, class Out>
+  LAZYVIEW_ALWAYS_INLINE static void tile_to(S s, Out&& out_row, [[maybe_unused]] int nb = TB) {
     __m512d r[8], t[8];
     LAZYVIEW_UNROLL
     for (int i = 0; i < 8; ++i) {
@@ -351,7 +364,7 @@ struct line_micro<8> {
       t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
     }
     const auto out = [&](int row, __m512d v) {
-      if (!Part || row < nb) put<NT>(d(row), v);
+      if (!Part || row < nb) out_row(row, v);
     };
     LAZYVIEW_UNROLL
     for (int h = 0; h < 2; ++h) {
@@ -434,6 +447,10 @@ struct line_micro_narrow {
   static constexpr int T = 64 / E, TB = 16;
   template <bool NT = true, bool Part = false, class S, class D>
   LAZYVIEW_ALWAYS_INLINE static void tile(S s, D d, [[maybe_unused]] int nb = TB) {
+    tile_to<Part>(s, [&](int row, auto v) { put<NT>(d(row), v); }, nb);
+  }
+  template <bool Part = false, class S, class Out>
+  LAZYVIEW_ALWAYS_INLINE static void tile_to(S s, Out&& out, [[maybe_unused]] int nb = TB) {
     constexpr int G = 4 / E;
     const __m512i perm = rows_to_dwords<E>::get();
     __m512 r[16];
@@ -446,7 +463,7 @@ struct line_micro_narrow {
         r[k] = _mm512_castsi512_ps(_mm512_permutexvar_epi16(perm, z));
     }
     transpose_16x16_lanes4(r, [&](int row, __m512 v) {
-      if (!Part || row < nb) put<NT>(d(row), v);
+      if (!Part || row < nb) out(row, v);
     });
   }
 };
