@@ -307,6 +307,62 @@ BOOST_AUTO_TEST_CASE(line_tiles_intel_blocks)
     check_permuted<3, double>({600, 112, 64}, {0, 2, 1});
 }
 
+BOOST_AUTO_TEST_CASE(line_tiles_in_pairs)
+{
+    // Under the intel tuning, streamed whole-line tiles go two along A at a time
+    // (engine_plan::pairs, kernels::paired_tiles), in blocks of A of whole pairs: far-apart
+    // source rows of 1- and 2-byte elements take row blocks too, of 2T rows (128 bytes, 64
+    // 2-byte elements); fp32 keeps its 32. Not under zen.
+    bool const have = lv::kernels::line_tile_of(1) > 1 && lv::kernels::line_tile_of(2) > 1 && lv::kernels::line_tile_of(4) > 1;
+    std::vector<float> in(1);
+    float const* x = in.data();
+    void const* const page = reinterpret_cast<void const*>(std::uintptr_t{1} << 12);  // (alignment only)
+    for (lv::tuning const t : {lv::tuning::zen, lv::tuning::intel}) {
+        tuning_scope const scope{t};
+        bool const intel = t == lv::tuning::intel;
+        for (index_t const elem : {1, 2, 4}) {
+            BOOST_TEST_CONTEXT("(4096," << 4096 / (elem == 2 ? 2 : 1) << ").t(), " << elem << "-byte, " << (intel ? "intel" : "zen"))
+            {
+                index_t const cols = elem == 2 ? 2048 : 4096;
+                lv::engine_plan const p = streamed_plan_of(lv::from_blob(x, {4096, cols}).t(), elem, page, 4096 * cols * elem);
+                if (!have || !p.nt) continue;
+                BOOST_TEST(p.pairs == intel);
+                BOOST_TEST(lv::far_row_blocks(p) == intel);
+                if (intel) BOOST_TEST((p.block_a == (elem == 4 ? 32 : 128 / elem) && p.blocks_b == 1));
+            }
+        }
+    }
+    // Values, streamed under intel at 1, 2 and 0 threads (about 4.4 MB each, rows on lines):
+    // (2112,2100).t() bytes, A in 16 blocks of 128 rows and a last of 64 (a single tile: no
+    // pair), B = 2100 = 16 pairs' steps of 128 and 52 left (three steps of 16 and a partial one
+    // of 4); (1088,2050).t() 2-byte elements, A in 17 blocks of 64, B = 32 steps of 64 and 2
+    // left (a partial tile). fp32 and fp64 pairs: line_tiles_in_panels, line_tiles_intel_blocks.
+    tuning_scope const intel{lv::tuning::intel};
+    if (have) {
+        std::vector<std::int8_t> o(1);
+        lv::engine_plan const p = streamed_plan_of(lv::from_blob(o.data(), {2112, 2100}).t(), 1, page, 2112 * 2100);
+        BOOST_TEST((p.pairs && p.block_a == 128 && p.blocks_a == 17));
+        lv::engine_plan const q = streamed_plan_of(lv::from_blob(x, {1088, 2050}).t(), 2, page, 1088 * 2050 * 2);
+        BOOST_TEST((q.pairs && q.block_a == 64 && q.blocks_a == 17));
+    }
+    auto const values = [&]<class T>(T, index_t rows, index_t cols) {
+        auto buf = make_buffer<T>(rows * cols);
+        T const* const a = buf.data();
+        lv::tensor<T, 2> out({cols, rows});  // (64-byte aligned: streams)
+        for (unsigned const th : {1u, 2u, 0u}) {
+            std::fill_n(out.data(), rows * cols, T{});
+            lv::copy(lv::from_blob(a, {rows, cols}).t(), out, lv::threads{th});
+            index_t bad = 0, first = -1;
+            for (index_t i = 0; i < rows * cols; ++i)
+                if (!(out.data()[i] == a[i % rows * cols + i / rows]) && bad++ == 0) first = i;
+            BOOST_TEST(bad == 0, sizeof(T) << "-byte (" << rows << "," << cols << ").t(), threads{" << th << "}: " << bad
+                                            << " elements differ, first at flat " << first);
+        }
+    };
+    values(std::int8_t{}, 2112, 2100);
+    values(std::uint16_t{}, 1088, 2050);
+}
+
 BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_and_halves)
 {
     // Tiles of 64 x 16 bytes and 32 x 16 2-byte elements (where the target has them; the older

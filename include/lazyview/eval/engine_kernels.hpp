@@ -442,6 +442,33 @@ LAZYVIEW_ALWAYS_INLINE inline void staged_tiles(L line, D drow) {
                                             [&](int i) { return drow(k * TB + i); });
 }
 
+/// Two whole-line tiles side by side along A, over 128 bytes of each of their 2T source rows
+/// (engine_plan::pairs): line(i) is source row i (of 2T) at the step's first index of B, drow(j)
+/// destination row j (of 128 / E) at the pair's first index of A. The source rows are staged
+/// two lines each, in order; per tile row of B, the first tile lands in a small buffer and the
+/// second streams each destination row's two lines one after the other.
+/// @pre every drow(j) 64-byte aligned.
+template <int E, class L, class D>
+LAZYVIEW_ALWAYS_INLINE inline void paired_tiles(L line, D drow) {
+  using micro_t = line_micro<E>;
+  constexpr int T = micro_t::T, TB = micro_t::TB, K = 128 / (TB * E);
+  alignas(64) char stage[2 * T * 128];
+  alignas(64) char first[TB * 64];
+  for (int i = 0; i < 2 * T; ++i) {
+    copy_line(line(i), stage + i * 128);
+    copy_line(line(i) + 64, stage + i * 128 + 64);
+  }
+  for (int k = 0; k < K; ++k) {
+    micro_t::template tile<false>([&](int i) { return stage + i * 128 + k * TB * E; },
+                                  [&](int j) { return first + j * 64; });
+    micro_t::tile_to([&](int i) { return stage + (T + i) * 128 + k * TB * E; }, [&](int j, auto v) {
+      char* const q = drow(k * TB + j);
+      put<true>(q, load_as(first + j * 64, v));
+      put<true>(q + 64, v);
+    });
+  }
+}
+
 /// transpose_block with tiles whose rows are one whole line (line_micro<E>: T * E = 64 along A,
 /// TB rows of B). line_out::stream: straight to the destination by streaming stores, no buffer.
 /// in_place: by plain stores, the tiles after the first shifted to whole lines of a misaligned
@@ -458,7 +485,9 @@ LAZYVIEW_ALWAYS_INLINE inline void staged_tiles(L line, D drow) {
 /// 31-38 GB/s, against 23-25 with the same requests made a tile column at a time across the
 /// rows and 19-20 with requests 512 bytes ahead along each row (a streaming copy: 40-50).
 /// A unit of fewer than TB indices of B (at least TB / 2: see line_tiles) runs as one step of
-/// partial tiles, which read and write only its rows.
+/// partial tiles, which read and write only its rows. Streamed with engine_plan::pairs, a unit
+/// of whole pairs of tiles along A goes by paired_tiles, 128 bytes of B a step, the B left over
+/// as above.
 /// Targets without whole-line tiles run stream_rows only, with the register tiles of micro<E>
 /// (kernels::rows_tile_of): their rows are part of a line, which the buffer assembles.
 /// @pre na = a_end - a_begin >= T and b_end - b_begin >= TB / 2 (register tiles: >= T); with
@@ -581,10 +610,22 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
       return;
     }
   }
+  index_t b_from = b_begin;
+  if constexpr (NT && Wide) {
+    if (p.pairs && na % (2 * T) == 0) {
+      constexpr index_t step = 128 / E;
+      for (; b_from + step <= b_end; b_from += step) {
+        const char* const sb = s + b_from * E;
+        for (index_t a = 0; a < na; a += 2 * T)
+          paired_tiles<E>([&](int i) { return sb + oa[a + i]; }, [&](int j) { return dcol + offB[b_from + j] + a * E; });
+      }
+      if (b_from == b_end) return;
+    }
+  }
   // A last step short of TB rows: in place, a whole tile moved back over rows done already
   // (stored again while cached); streamed, a partial tile, since rows stored twice would go to
   // memory twice ((449,551,17).permute(2,0,1), B = 16 + 1: 0.77x against in place).
-  for (index_t b = b_begin, step = 0;; b += TB, ++step) {
+  for (index_t b = b_from, step = 0;; b += TB, ++step) {
     if constexpr (G > 1) {
       if (b + G * TB <= b_end) {
         step += G - 1;

@@ -73,6 +73,9 @@ struct engine_plan {
   bool panels = false;     ///< with nt, whole-line tiles over far-apart source rows: units of
                            ///< two lines of B across a panel of A, run panel by panel, each tile
                            ///< of A sweeping its B (far_row_panels)
+  bool pairs = false;      ///< with nt, whole-line tiles two along A at a time: each destination
+                           ///< row gets two adjacent lines at once, and each source row gives two
+                           ///< (line_pairs)
   tuning tune = tuning::zen;  ///< the measurements the memory hints follow (eval/cpu_tuning.hpp)
 
   index_t outer_count() const {

@@ -209,22 +209,22 @@ inline bool whole_stream_rows(const engine_plan& e) {
 /// 0.93x).
 inline constexpr index_t panel_bytes = 2048;
 inline constexpr index_t panel_chunk_bytes = 128;
-/// Whether a streamed transpose has the shape that panels (zen) or row blocks (intel) take:
-/// far-apart source rows, whole-line tiles of 4- or 8-byte elements, A of a panel at least and B
+/// Whether a streamed transpose has the shape that panels (zen, 4- and 8-byte elements only) or
+/// row blocks (intel) take: far-apart source rows, whole-line tiles, A of a panel at least and B
 /// of a chunk.
 /// Example: (4096,4096).t() fp32, (4096,4096):(1,4096) into row-major: A = 4096 (source rows
 /// 16 KiB apart), B = 4096: yes; FLUX pack fp32 (16,16,256,256), A = 32 of 8 bytes: no.
 inline bool far_rows_wide(const engine_plan& e) {
   const index_t T = kernels::line_tile_of(e.elem), TB = kernels::line_tile_rows_of(e.elem);
-  return far_source_rows(e) && e.elem >= 4 && T > 1 && e.nA * e.elem >= panel_bytes &&
+  return far_source_rows(e) && T > 1 && e.nA * e.elem >= panel_bytes &&
          e.nB * e.elem >= panel_chunk_bytes && panel_chunk_bytes % (TB * e.elem) == 0;
 }
 /// Whether a transpose that streams runs in panels: far_rows_wide, under the zen tuning.
 /// Example: (4096,4096).t() fp32: in 8 panels of 512 by 128 chunks of 32.
-inline bool far_row_panels(const engine_plan& e) { return e.tune == tuning::zen && far_rows_wide(e); }
+inline bool far_row_panels(const engine_plan& e) { return e.tune == tuning::zen && e.elem >= 4 && far_rows_wide(e); }
 
 /// Under the intel tuning, far_rows_wide transposes run in row blocks instead of panels: a unit is
-/// row_block_rows source rows, each read whole (B undivided) and in order, a step of B sweeping the
+/// row_block_rows source rows (1- and 2-byte elements: a pair of tiles, line_pairs), each read whole (B undivided) and in order, a step of B sweeping the
 /// block's tiles (transpose_lines, streamed), with no requests for the next unit (see
 /// prefetch_next_unit). 32 rows are 32 streams, as many as the L2 streamer of Intel's cores is
 /// documented to follow, so the hardware fetches them ahead, where the panels' 512 rows at a time
@@ -261,6 +261,23 @@ inline index_t intel_line_block_bytes(const engine_plan& e) {
 /// Whether a streamed transpose takes its blocks of A from intel_line_block_bytes: whole-line
 /// tiles under the intel tuning.
 inline bool intel_line_blocks(const engine_plan& e) { return e.tune == tuning::intel && line_tiles_fit(e); }
+
+/// Whether a streamed transpose in whole-line tiles takes them in pairs (engine_plan::pairs,
+/// kernels::paired_tiles): under the intel tuning. On the 2-core Intel Xeon VM (Emerald Rapids),
+/// streaming stores of one line to each of 64 rows 4096 bytes apart, sweep after sweep, ran at
+/// 13.6-14.0 GB/s where two adjacent lines a row ran 25.4 (in address order: 24.9); rows an odd
+/// number of lines apart (4160 bytes) ran 25.4 one line a row, 4224 (66 lines) 13.9. Reads
+/// alike: (4096,4096).t() uint8 read source rows 4096 bytes apart at 0.51 of memcpy, 4160
+/// apart at 0.77. A pair writes two adjacent lines of each destination row and reads two of
+/// each source row. bench/ab against the single tiles, 3 rounds, paired speed-up at 1 thread
+/// (2): (4096,4096).t() uint8 1.45x (1.38x), 0.51 -> 0.72 of the best copy; (4096,2048).t()
+/// bf16 1.38x (1.33x), 0.53 -> 0.76; (4160,4032).t() uint8 1.08x (1.06x); FLUX bf16 pack
+/// (1,16,256,256) 1.20x, (16,16,256,256) 1.10x (1.07x), unpack (1,16,256,256) 1.11x;
+/// (37,30,8,12,39).permute(4,0,1,2,3) 1.14x (1.11x); the other FLUX, transpose and permutation
+/// rows 0.97-1.06x. Row blocks of 1- and 2-byte elements (far_row_blocks) came with the pairs:
+/// without them, blocks of 32 bf16 rows gained 1.18x (1.10x) and of 64 byte rows lost 0.93x
+/// (0.91x).
+inline bool line_pairs(const engine_plan& e) { return e.tune == tuning::intel && line_tiles_fit(e); }
 
 /// Whether a transpose of tiled elements can stream as engine_plan::nt_dense: its units each
 /// write one dense stretch (A whole in one block, rows of consecutive B indices back to back),
@@ -425,8 +442,10 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
     for (int k = 0; k < e.nb; ++k) aligned = aligned && e.gb[k].ds % 64 == 0;
     if (aligned) {
       e.nt = true;
+      e.pairs = line_pairs(e);
+      const index_t pair = e.pairs ? 2 : 1;
       if (far_row_blocks(e)) {
-        split_group_a(e, row_block_rows * e.elem, kernels::line_tile_of(e.elem));
+        split_group_a(e, row_block_rows * e.elem, pair * kernels::line_tile_of(e.elem));
         split_group_b(e, e.nB);
         return;
       }
@@ -440,7 +459,7 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
                             : e.nB < transpose_short_b_rows ? transpose_direct_bytes
                             : intel_line_blocks(e)          ? intel_line_block_bytes(e)
                                                             : transpose_block_bytes;
-      split_group_a(e, block, std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
+      split_group_a(e, block, pair * std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
       return;
     }
     if (dense_rows_fit(e)) {
