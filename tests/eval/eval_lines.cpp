@@ -188,7 +188,7 @@ BOOST_AUTO_TEST_CASE(line_tiles_streamed_rows_carried)
 // aligned, so that a transpose past the threshold streams) at 1, 2 and 0 threads under tuning
 // `t`, and checks that where the target has whole-line tiles its plan runs in panels under zen
 // (lv::far_row_panels) and in row blocks under intel (lv::far_row_blocks: 32 source rows a unit,
-// B whole, no requests for the next unit).
+// a pair of tiles for 1- and 2-byte elements, B whole, no requests for the next unit).
 template <class T, std::size_t R>
 void check_panels(lv::tuning t, auto const& e, std::array<index_t, R> const& sizes, auto at, std::string const& what)
 {
@@ -201,7 +201,8 @@ void check_panels(lv::tuning t, auto const& e, std::array<index_t, R> const& siz
         BOOST_TEST(p.panels == (have && t == lv::tuning::zen));
         BOOST_TEST(lv::far_row_blocks(p) == (have && t == lv::tuning::intel));
         if (lv::far_row_blocks(p)) {
-            BOOST_TEST((p.block_a == lv::row_block_rows && p.blocks_b == 1));
+            index_t const pair_rows = 2 * lv::kernels::line_tile_of(sizeof(T));
+            BOOST_TEST((p.block_a == std::max(lv::row_block_rows, pair_rows) && p.blocks_b == 1));
             BOOST_TEST(!lv::prefetch_next_unit(p));
         }
         for (unsigned const th : {1u, 2u, 0u}) {
@@ -332,7 +333,8 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_pairs)
             }
         }
     }
-    // Values, streamed under intel at 1, 2 and 0 threads (about 4.4 MB each, rows on lines):
+    // Values, streamed under intel at 1, 2 and 0 threads (check_panels; about 4.4 MB each, rows
+    // on lines):
     // (2112,2100).t() bytes, A in 16 blocks of 128 rows and a last of 64 (a single tile: no
     // pair), B = 2100 = 16 pairs' steps of 128 and 52 left (three steps of 16 and a partial one
     // of 4); (1088,2050).t() 2-byte elements, A in 17 blocks of 64, B = 32 steps of 64 and 2
@@ -348,16 +350,9 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_pairs)
     auto const values = [&]<class T>(T, index_t rows, index_t cols) {
         auto buf = make_buffer<T>(rows * cols);
         T const* const a = buf.data();
-        lv::tensor<T, 2> out({cols, rows});  // (64-byte aligned: streams)
-        for (unsigned const th : {1u, 2u, 0u}) {
-            std::fill_n(out.data(), rows * cols, T{});
-            lv::copy(lv::from_blob(a, {rows, cols}).t(), out, lv::threads{th});
-            index_t bad = 0, first = -1;
-            for (index_t i = 0; i < rows * cols; ++i)
-                if (!(out.data()[i] == a[i % rows * cols + i / rows]) && bad++ == 0) first = i;
-            BOOST_TEST(bad == 0, sizeof(T) << "-byte (" << rows << "," << cols << ").t(), threads{" << th << "}: " << bad
-                                            << " elements differ, first at flat " << first);
-        }
+        check_panels<T, 2>(lv::tuning::intel, lv::from_blob(a, {rows, cols}).t(), {cols, rows},
+                           [&](index_t i) { return a[i % rows * cols + i / rows]; },
+                           "(" + std::to_string(rows) + "," + std::to_string(cols) + ").t(), " + std::to_string(sizeof(T)) + "-byte");
     };
     values(std::int8_t{}, 2112, 2100);
     values(std::uint16_t{}, 1088, 2050);

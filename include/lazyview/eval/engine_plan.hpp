@@ -75,7 +75,7 @@ struct engine_plan {
                            ///< of A sweeping its B (far_row_panels)
   bool pairs = false;      ///< with nt, whole-line tiles two along A at a time: each destination
                            ///< row gets two adjacent lines at once, and each source row gives two
-                           ///< (line_pairs)
+                           ///< (intel_line_blocks)
   tuning tune = tuning::zen;  ///< the measurements the memory hints follow (eval/cpu_tuning.hpp)
 
   index_t outer_count() const {

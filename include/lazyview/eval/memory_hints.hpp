@@ -224,18 +224,19 @@ inline bool far_rows_wide(const engine_plan& e) {
 inline bool far_row_panels(const engine_plan& e) { return e.tune == tuning::zen && e.elem >= 4 && far_rows_wide(e); }
 
 /// Under the intel tuning, far_rows_wide transposes run in row blocks instead of panels: a unit is
-/// row_block_rows source rows (1- and 2-byte elements: a pair of tiles, line_pairs), each read whole (B undivided) and in order, a step of B sweeping the
-/// block's tiles (transpose_lines, streamed), with no requests for the next unit (see
-/// prefetch_next_unit). 32 rows are 32 streams, as many as the L2 streamer of Intel's cores is
-/// documented to follow, so the hardware fetches them ahead, where the panels' 512 rows at a time
-/// each need requests by software (an Intel core's software prefetches hold a first-level miss
-/// buffer each until their line arrives). On a 2-core Intel Xeon VM (Emerald Rapids), ratio to the
-/// better of memcpy and a streaming copy, medians of 5 processes of 11 alternated runs each, 1
-/// thread (in brackets, the gain at 2 threads), panels -> blocks of 32 rows: (4096,4096).t() fp32
-/// 0.58 -> 0.78, 1.34x (1.17x), (2048,4096).t() fp64 0.61 -> 1.02, 1.65x (1.45x); blocks of 16
-/// fp64 rows 1.35x (1.30x), of 64 fp32 rows 1.24x (1.08x): hence a count of rows, not of bytes.
-/// A hand-written loop in the same order over 16 x 16 tiles ran 0.74-0.81 where the engine ran
-/// 0.72-0.79 in the same processes; the panels' order by hand, 0.66.
+/// row_block_rows source rows (1- and 2-byte elements: a pair of tiles, see intel_line_blocks),
+/// each read whole (B undivided) and in order, a step of B sweeping the block's tiles
+/// (transpose_lines, streamed), with no requests for the next unit (see prefetch_next_unit). 32
+/// rows are 32 streams, as many as the L2 streamer of Intel's cores is documented to follow, so the
+/// hardware fetches them ahead, where the panels' 512 rows at a time each need requests by software
+/// (an Intel core's software prefetches hold a first-level miss buffer each until their line
+/// arrives). On a 2-core Intel Xeon VM (Emerald Rapids), ratio to the better of memcpy and a
+/// streaming copy, medians of 5 processes of 11 alternated runs each, 1 thread (in brackets, the
+/// gain at 2 threads), panels -> blocks of 32 rows: (4096,4096).t() fp32 0.58 -> 0.78, 1.34x
+/// (1.17x), (2048,4096).t() fp64 0.61 -> 1.02, 1.65x (1.45x); blocks of 16 fp64 rows 1.35x (1.30x),
+/// of 64 fp32 rows 1.24x (1.08x): hence a count of rows, not of bytes. A hand-written loop in the
+/// same order over 16 x 16 tiles ran 0.74-0.81 where the engine ran 0.72-0.79 in the same
+/// processes; the panels' order by hand, 0.66.
 inline constexpr index_t row_block_rows = 32;
 inline bool far_row_blocks(const engine_plan& e) { return e.tune == tuning::intel && far_rows_wide(e); }
 
@@ -258,26 +259,22 @@ inline bool far_row_blocks(const engine_plan& e) { return e.tune == tuning::inte
 inline index_t intel_line_block_bytes(const engine_plan& e) {
   return far_source_rows(e) ? std::max(transpose_block_bytes, row_block_rows * e.elem) : 2 * transpose_block_bytes;
 }
-/// Whether a streamed transpose takes its blocks of A from intel_line_block_bytes: whole-line
-/// tiles under the intel tuning.
+/// Whether a streamed transpose takes its blocks of A from intel_line_block_bytes: whole-line tiles
+/// under the intel tuning. Such plans also take their tiles in pairs along A (engine_plan::pairs,
+/// kernels::paired_tiles), their blocks in whole pairs. On the 2-core Intel Xeon VM (Emerald
+/// Rapids), streaming stores of one line to each of 64 rows 4096 bytes apart, sweep after sweep,
+/// ran at 13.6-14.0 GB/s where two adjacent lines a row ran 25.4 (in address order: 24.9); rows an
+/// odd number of lines apart (4160 bytes) ran 25.4 one line a row, 4224 (66 lines) 13.9. Reads
+/// alike: (4096,4096).t() uint8 read source rows 4096 bytes apart at 0.51 of memcpy, 4160 apart at
+/// 0.77. A pair writes two adjacent lines of each destination row and reads two of each source row.
+/// bench/ab against the single tiles, 3 rounds, paired speed-up at 1 thread (2): (4096,4096).t()
+/// uint8 1.45x (1.38x), 0.51 -> 0.72 of the best copy; (4096,2048).t() bf16 1.38x (1.33x), 0.53 ->
+/// 0.76; (4160,4032).t() uint8 1.08x (1.06x); FLUX bf16 pack (1,16,256,256) 1.20x, (16,16,256,256)
+/// 1.10x (1.07x), unpack (1,16,256,256) 1.11x; (37,30,8,12,39).permute(4,0,1,2,3) 1.14x (1.11x);
+/// the other FLUX, transpose and permutation rows 0.97-1.06x. Row blocks of 1- and 2-byte elements
+/// (far_row_blocks) came with the pairs: without them, blocks of 32 bf16 rows gained 1.18x (1.10x)
+/// and of 64 byte rows lost 0.93x (0.91x).
 inline bool intel_line_blocks(const engine_plan& e) { return e.tune == tuning::intel && line_tiles_fit(e); }
-
-/// Whether a streamed transpose in whole-line tiles takes them in pairs (engine_plan::pairs,
-/// kernels::paired_tiles): under the intel tuning. On the 2-core Intel Xeon VM (Emerald Rapids),
-/// streaming stores of one line to each of 64 rows 4096 bytes apart, sweep after sweep, ran at
-/// 13.6-14.0 GB/s where two adjacent lines a row ran 25.4 (in address order: 24.9); rows an odd
-/// number of lines apart (4160 bytes) ran 25.4 one line a row, 4224 (66 lines) 13.9. Reads
-/// alike: (4096,4096).t() uint8 read source rows 4096 bytes apart at 0.51 of memcpy, 4160
-/// apart at 0.77. A pair writes two adjacent lines of each destination row and reads two of
-/// each source row. bench/ab against the single tiles, 3 rounds, paired speed-up at 1 thread
-/// (2): (4096,4096).t() uint8 1.45x (1.38x), 0.51 -> 0.72 of the best copy; (4096,2048).t()
-/// bf16 1.38x (1.33x), 0.53 -> 0.76; (4160,4032).t() uint8 1.08x (1.06x); FLUX bf16 pack
-/// (1,16,256,256) 1.20x, (16,16,256,256) 1.10x (1.07x), unpack (1,16,256,256) 1.11x;
-/// (37,30,8,12,39).permute(4,0,1,2,3) 1.14x (1.11x); the other FLUX, transpose and permutation
-/// rows 0.97-1.06x. Row blocks of 1- and 2-byte elements (far_row_blocks) came with the pairs:
-/// without them, blocks of 32 bf16 rows gained 1.18x (1.10x) and of 64 byte rows lost 0.93x
-/// (0.91x).
-inline bool line_pairs(const engine_plan& e) { return e.tune == tuning::intel && line_tiles_fit(e); }
 
 /// Whether a transpose of tiled elements can stream as engine_plan::nt_dense: its units each
 /// write one dense stretch (A whole in one block, rows of consecutive B indices back to back),
@@ -442,7 +439,7 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
     for (int k = 0; k < e.nb; ++k) aligned = aligned && e.gb[k].ds % 64 == 0;
     if (aligned) {
       e.nt = true;
-      e.pairs = line_pairs(e);
+      e.pairs = intel_line_blocks(e);
       const index_t pair = e.pairs ? 2 : 1;
       if (far_row_blocks(e)) {
         split_group_a(e, row_block_rows * e.elem, pair * kernels::line_tile_of(e.elem));
