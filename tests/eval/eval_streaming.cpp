@@ -386,13 +386,16 @@ BOOST_AUTO_TEST_CASE(streaming_runs_gathered) {
 // stream through the same buffer (kernels::transpose_block_odd): (4,7,19000,6).permute(0,2,1,3)
 // (the agents chain's form: 24-byte elements, rows of 168 bytes), (4,26,3100,10).permute(0,2,1,3)
 // (40-byte elements, rows of 1040). Longer rows take A whole, so that they too lie back to
-// back, and go into the buffer in pieces: (4,40,20,4,20,14).permute(2,3,4,0,1,5) (56-byte
-// elements, rows of 8960 bytes, A in blocks of 8 in place), (100,4000,10).permute(1,0,2)
-// (40-byte, rows of 4000), (500,2200,3).permute(1,0,2) (12-byte, rows of 6000, units starting
-// mid-line). Rows that gather from odd_rows_in_place_a source rows or more stay in place (A in
-// blocks): (2000,500,6).permute(1,0,2) (24-byte, A = 2000). Rows that lie apart stay in place:
-// (26,785,20,10).permute(2,1,0,3), whose group B's first member moves the destination by 785
-// rows; so do long rows in cache.
+// back: (4,40,20,4,20,14).permute(2,3,4,0,1,5) (56-byte elements, rows of 8960 bytes, A in
+// blocks of 8 in place), (100,4000,10).permute(1,0,2) (40-byte, rows of 4000),
+// (500,2200,3).permute(1,0,2) (12-byte, rows of 6000, units starting mid-line). Rows of
+// odd_stage_min_a elements or more stage source row by source row (kernels::stage_rows_odd: the
+// last three), in stages of equal rows whose last partial line carries into the
+// next; rows over half of odd_stage_bytes go into the buffer in pieces:
+// (700,700,7).permute(1,0,2) (28-byte, rows of 19600). Rows that gather from
+// odd_rows_in_place_a source rows or more stay in place (A in blocks): (2000,500,6).permute(1,0,2)
+// (24-byte, A = 2000). Rows that lie apart stay in place: (26,785,20,10).permute(2,1,0,3), whose
+// group B's first member moves the destination by 785 rows; so do long rows in cache.
 BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
   const auto streamed = [](const engine_plan& ep) {
     return ep.kind == engine_plan::transpose && !is_pow2_upto64(ep.elem) && ep.nt == kernels::have_nt;
@@ -406,6 +409,8 @@ BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
                             whole_rows);
   check_streamed_permute<3>({100, 4000, 10}, {1, 0, 2}, "(100,4000,10).permute(1,0,2)", whole_rows);
   check_streamed_permute<3>({500, 2200, 3}, {1, 0, 2}, "(500,2200,3).permute(1,0,2)", whole_rows);
+  static_assert(700 * 28 > kernels::odd_stage_bytes / 2 && 700 < odd_rows_in_place_a);
+  check_streamed_permute<3>({700, 700, 7}, {1, 0, 2}, "(700,700,7).permute(1,0,2)", whole_rows);
   const auto many_rows = [](const engine_plan& ep) {
     return ep.kind == engine_plan::transpose && !is_pow2_upto64(ep.elem) && !ep.nt && ep.blocks_a > 1 &&
            ep.nA >= odd_rows_in_place_a;

@@ -3,9 +3,11 @@
 // transposes of odd-sized elements (3 to 63 bytes, no power of two) one element at a time, each
 // moved as two overlapping power-of-two moves, or in a transpose's rows mostly as one that
 // spills into the next element.
+#include <algorithm>
 #include <cstring>
 
 #include "engine_kernels.hpp"
+#include "line_writer.hpp"
 
 namespace lazyview {
 
@@ -84,20 +86,84 @@ inline void row_odd(const char* sb, char* d, const index_t* offA, index_t n, ind
   for (; i < n; ++i) copy_odd<K>(sb + offA[i], d + i * R, R);
 }
 
+/// Destination bytes that a streamed transpose of odd-sized elements stages at once
+/// (stage_rows_odd): rows of up to half of it stage, longer ones go through a line_writer.
+inline constexpr index_t odd_stage_bytes = index_t{32} << 10;
+/// Rows of fewer elements than this (source rows read at once) go through a line_writer: with
+/// few streams, staging lost. Intel Xeon VM, fp32, staged against the line_writer: the agents
+/// chain (600,7,500,6).permute(0,2,1,3) (na = 7) 5.0 -> 6.5-6.9 ms a copy, 1 thread; bench/ab, 5
+/// rounds, medians of the paired speed-ups, 1 thread (2): (4200,500,6) agents 1.00x (1.00x),
+/// (26,785,20,10).permute(1,2,0,3) (na = 26) 0.94x (0.92x), (4,40,20,4,20,14).permute(2,3,4,0,1,5)
+/// (na = 160) 1.44x (1.39x), to 0.76 of the best copy (0.76); a sweep of (A,B,R).permute(1,0,2),
+/// 16 MiB, R of 3 to 14 floats, 1 thread, ratios to memcpy: A = 32 and 48 0.54-0.88 -> 0.61-0.95,
+/// mixed, A = 64 to 400 0.51-0.81 -> 0.56-0.93, every one up.
+inline constexpr index_t odd_stage_min_a = 64;
+
+/// Streamed rows [b_begin, b_end) of odd-sized elements (R = p.elem bytes, K/2 < R < K, na
+/// per row), back to back from d: a stage of whole rows at a time fills a buffer laid out like
+/// its lines source row by source row (each gives the stage's elements of it, which lie back to
+/// back: one stretch of source read at once), then leaves by stream_row, its last partial line
+/// carried into the next stage. Row after row, the same rows are na streams that each advance
+/// one element a row: (4,40,20,4,20,14).permute(2,3,4,0,1,5) fp32 (56-byte elements, na = 160,
+/// rows of 8960 bytes) ran at 0.45-0.50 of memcpy that way, and at 0.78-0.87 in source rows'
+/// order with 2 to 32 rows a stage (a standalone kernel, 2-core Intel Xeon VM, 1 thread).
+/// @pre p.nt; na * R * 2 <= odd_stage_bytes; rows b lie at d + (b - b_begin) * na * R.
+/// Example: na = 160, R = 56, 7 rows: stages of 3, 2 and 2 rows, each source row giving 168,
+/// 112 and 112 bytes.
+template <int K>
+void stage_rows_odd(const engine_plan& p, const char* s, char* d, const index_t* offA, index_t na, index_t b_begin,
+                    index_t b_end) {
+  const index_t R = p.elem, row = na * R, per = odd_stage_bytes / row;
+  alignas(64) char buf[odd_stage_bytes + 64];  // (a stage from m < 64 on; no move spills past it)
+  alignas(64) char carry[64];
+  // stages of equal rows, give or take one (7 rows at 3 a stage: 3, 2, 2, not 3, 3, 1)
+  for (index_t b0 = b_begin, left = (b_end - b_begin + per - 1) / per; b0 < b_end; --left) {
+    const index_t b1 = b0 + (b_end - b0 + left - 1) / left, n = b1 - b0;
+    const auto m = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(d) & 63);
+    const bool carry_in = b0 > b_begin;
+    if (carry_in) std::memcpy(buf, carry, 64);  // bytes [0, m): the line before, unfinished
+    // The stretch of source row a: elements b0..b1-1. All but the stage's last column move K
+    // bytes, spilling onto the next column's element (written after it), and read K bytes
+    // where the source row goes on (b + 1 < nB); the last column's would land on the next
+    // row's first element, written already: two overlapping moves there.
+    const index_t over_n = b1 < p.nB ? n : n - 1;
+    for (index_t a = 0; a < na; ++a) {
+      const char* const sa = s + offA[a] + b0 * R;
+      char* const da = buf + m + a * R;
+      prefetch_line(sa + n * R);  // the next stage's stretch of this row
+      if (a + 1 < na) {
+        index_t j = 0;
+        for (; j < over_n; ++j) copy_over<K>(sa + j * R, da + j * row);
+        for (; j < n; ++j) copy_odd<K>(sa + j * R, da + j * row, R);
+      } else {
+        for (index_t j = 0; j < n; ++j) copy_odd<K>(sa + j * R, da + j * row, R);
+      }
+    }
+    stream_row(buf, d, n * row, carry_in, b1 < b_end ? carry : nullptr);
+    d += n * row;
+    b0 = b1;
+  }
+}
+
 /// transpose_block for elements of R = p.elem bytes, K/2 < R < K, one at a time, a destination
 /// row after another; `ahead`: ask for the lines of the row two on first (see prefetch_rows).
-/// Streamed (p.nt: the unit's rows back to back, see use_streaming_stores), the rows go
-/// through a line_writer (in pieces of up to gather_max_run_bytes), and each asks for its
-/// source rows' lines odd_rows_ahead_bytes on:
-/// those are na streams advancing R bytes a row, which the hardware prefetchers did not keep
-/// up with (the agents chain (600,7,500,6).permute(0,2,1,3), fp32, 1 thread: 13 -> 31 GB/s
-/// with the requests, streamed both ways; 15 in place without).
+/// Streamed (p.nt: the unit's rows back to back, see use_streaming_stores), rows of
+/// odd_stage_min_a elements or more and up to half of odd_stage_bytes stage (stage_rows_odd);
+/// the others go through a line_writer (in pieces of up to gather_max_run_bytes), and each asks
+/// for its source rows' lines odd_rows_ahead_bytes on: those are na streams advancing R bytes a
+/// row, which the hardware prefetchers did not keep up with (the agents chain
+/// (600,7,500,6).permute(0,2,1,3), fp32, 1 thread: 13 -> 31 GB/s with the requests, streamed
+/// both ways; 15 in place without).
 template <int K>
 void transpose_block_odd(const engine_plan& p, const char* s, char* d, const index_t* offA_all, const index_t* offB,
                          index_t a_begin, index_t a_end, index_t b_begin, index_t b_end, bool ahead) {
   const index_t R = p.elem, na = a_end - a_begin;
   const index_t* const offA = offA_all + a_begin;
   char* const dcol = d + a_begin * R;
+  if (p.nt && na >= odd_stage_min_a && 2 * na * R <= odd_stage_bytes) {
+    stage_rows_odd<K>(p, s, dcol + offB[b_begin], offA, na, b_begin, b_end);
+    return;
+  }
   if (p.nt) {
     line_writer<> w(dcol + offB[b_begin]);
     const index_t piece = gather_max_run_bytes / R;  // elements the writer takes at once
