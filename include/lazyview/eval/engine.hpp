@@ -1,7 +1,7 @@
 #pragma once
 // The engine: runs a range of work units of an engine plan (eval/engine_plan.hpp) with the loops of
-// eval/engine_kernels.hpp, eval/dense_kernels.hpp and eval/odd_kernels.hpp and the memory hints
-// of eval/memory_hints.hpp.
+// eval/engine_kernels.hpp, eval/line_kernels.hpp, eval/dense_kernels.hpp and eval/odd_kernels.hpp
+// and the memory hints of eval/memory_hints.hpp.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -10,6 +10,7 @@
 
 #include "dense_kernels.hpp"
 #include "engine_kernels.hpp"
+#include "line_kernels.hpp"
 #include "memory_hints.hpp"
 #include "narrow.hpp"
 #include "odd_kernels.hpp"
