@@ -100,13 +100,13 @@ inline constexpr index_t odd_stage_bytes = index_t{32} << 10;
 inline constexpr index_t odd_stage_min_a = 64;
 
 /// Streamed rows [b_begin, b_end) of odd-sized elements (R = p.elem bytes, K/2 < R < K, na
-/// per row), back to back from d: a stage of whole rows at a time fills a buffer laid out like
-/// its lines source row by source row (each gives the stage's elements of it, which lie back to
-/// back: one stretch of source read at once), then leaves by stream_row, its last partial line
-/// carried into the next stage. Row after row, the same rows are na streams that each advance
-/// one element a row: (4,40,20,4,20,14).permute(2,3,4,0,1,5) fp32 (56-byte elements, na = 160,
-/// rows of 8960 bytes) ran at 0.45-0.50 of memcpy that way, and at 0.78-0.87 in source rows'
-/// order with 2 to 32 rows a stage (a standalone kernel, 2-core Intel Xeon VM, 1 thread).
+/// per row), back to back from d: a stage of whole rows at a time fills a line_writer source row
+/// by source row (each gives the stage's elements of it, which lie back to back: one stretch of
+/// source read at once), whose whole lines then stream out, the unfinished last one kept for the
+/// next stage. Row after row, the same rows are na streams that each advance one element a row:
+/// (4,40,20,4,20,14).permute(2,3,4,0,1,5) fp32 (56-byte elements, na = 160, rows of 8960 bytes)
+/// ran at 0.45-0.50 of memcpy that way, and at 0.78-0.87 in source rows' order with 2 to 32 rows
+/// a stage (a standalone kernel, 2-core Intel Xeon VM, 1 thread).
 /// @pre p.nt; na * R * 2 <= odd_stage_bytes; rows b lie at d + (b - b_begin) * na * R.
 /// Example: na = 160, R = 56, 7 rows: stages of 3, 2 and 2 rows, each source row giving 168,
 /// 112 and 112 bytes.
@@ -114,22 +114,19 @@ template <int K>
 void stage_rows_odd(const engine_plan& p, const char* s, char* d, const index_t* offA, index_t na, index_t b_begin,
                     index_t b_end) {
   const index_t R = p.elem, row = na * R, per = odd_stage_bytes / row;
-  alignas(64) char buf[odd_stage_bytes + 64];  // (a stage from m < 64 on; no move spills past it)
-  alignas(64) char carry[64];
+  line_writer<64, odd_stage_bytes> w(d);  // (Flush 64: each stage's whole lines leave at its end)
   // stages of equal rows, give or take one (7 rows at 3 a stage: 3, 2, 2, not 3, 3, 1)
   for (index_t b0 = b_begin, left = (b_end - b_begin + per - 1) / per; b0 < b_end; --left) {
     const index_t b1 = b0 + (b_end - b0 + left - 1) / left, n = b1 - b0;
-    const auto m = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(d) & 63);
-    const bool carry_in = b0 > b_begin;
-    if (carry_in) std::memcpy(buf, carry, 64);  // bytes [0, m): the line before, unfinished
     // The stretch of source row a: elements b0..b1-1. All but the stage's last column move K
     // bytes, spilling onto the next column's element (written after it), and read K bytes
     // where the source row goes on (b + 1 < nB); the last column's would land on the next
-    // row's first element, written already: two overlapping moves there.
+    // row's first element, written already, or past the stage: two overlapping moves there.
     const index_t over_n = b1 < p.nB ? n : n - 1;
+    char* const at = w.at();
     for (index_t a = 0; a < na; ++a) {
       const char* const sa = s + offA[a] + b0 * R;
-      char* const da = buf + m + a * R;
+      char* const da = at + a * R;
       prefetch_line(sa + n * R);  // the next stage's stretch of this row
       if (a + 1 < na) {
         index_t j = 0;
@@ -139,10 +136,10 @@ void stage_rows_odd(const engine_plan& p, const char* s, char* d, const index_t*
         for (index_t j = 0; j < n; ++j) copy_odd<K>(sa + j * R, da + j * row, R);
       }
     }
-    stream_row(buf, d, n * row, carry_in, b1 < b_end ? carry : nullptr);
-    d += n * row;
+    w.wrote(n * row);
     b0 = b1;
   }
+  w.finish();
 }
 
 /// transpose_block for elements of R = p.elem bytes, K/2 < R < K, one at a time, a destination
