@@ -344,7 +344,8 @@ BOOST_AUTO_TEST_CASE(streaming_short_b) {
 
 // Runs past 12 MiB that start mid-line and lie back to back in the destination are gathered in
 // destination order through a buffer whose whole lines stream out (engine_plan::gather), under
-// the zen tuning; under intel those shorter than intel_in_place_run_bytes stay in place.
+// the zen tuning; under intel those shorter than intel_in_place_run_bytes stay in place, and
+// longer ones until intel_run_streaming_threshold.
 // (187,258,87).permute(1,0,2) int32: runs of 348 bytes; (30,40,50,70).permute(1,2,0,3): runs
 // of 280 bytes under two loops of the destination. A destination whose runs lie apart (rows
 // padded by one element) copies them as before.
@@ -375,11 +376,19 @@ BOOST_AUTO_TEST_CASE(streaming_runs_gathered) {
   tuning_scope const intel{tuning::intel};
   const auto in_place = [](const engine_plan& p) { return p.kind == engine_plan::run && !p.gather && !p.nt; };
   check_streamed_permute<3>({187, 258, 87}, {1, 0, 2}, "(187,258,87).permute(1,0,2), intel", in_place);
-  // from intel_in_place_run_bytes on they gather under intel too: runs of 504 bytes
+  // from intel_in_place_run_bytes on they gather under intel too, past
+  // intel_run_streaming_threshold: runs of 504 bytes, 16.8 MB in place, 33.6 MB gathered
   std::vector<float> in(1);
   tensor<float, 1> out({64});
-  const engine_plan long_runs = streaming_plan(from_blob(in.data(), {68, 14, 35, 9, 14}).permute(0, 2, 1, 3, 4), out.data());
-  BOOST_TEST((long_runs.kind == engine_plan::run && long_runs.run_bytes == 504 && long_runs.gather == kernels::have_nt));
+  const engine_plan runs_16mb = streaming_plan(from_blob(in.data(), {68, 14, 35, 9, 14}).permute(0, 2, 1, 3, 4), out.data());
+  BOOST_TEST((runs_16mb.kind == engine_plan::run && runs_16mb.run_bytes == 504 && in_place(runs_16mb)));
+  const engine_plan runs_33mb = streaming_plan(from_blob(in.data(), {136, 14, 35, 9, 14}).permute(0, 2, 1, 3, 4), out.data());
+  BOOST_TEST((runs_33mb.kind == engine_plan::run && runs_33mb.run_bytes == 504 && runs_33mb.gather == kernels::have_nt));
+  // runs past gather_max_run_bytes stream from intel_streaming_threshold (through copy_nt where
+  // they start on 32 bytes): (1161,6,656).permute(1,0,2), 2624-byte runs, 18.3 MB
+  const engine_plan long_runs = streaming_plan(from_blob(in.data(), {1161, 6, 656}).permute(1, 0, 2), out.data());
+  BOOST_TEST((long_runs.kind == engine_plan::run && long_runs.run_bytes == 2624 && !long_runs.gather));
+  BOOST_TEST(long_runs.nt == (kernels::have_nt && reinterpret_cast<std::uintptr_t>(out.data()) % 32 == 0));
 }
 
 // Transposes of odd-sized elements past 12 MiB whose units' destination rows lie back to back

@@ -1,90 +1,16 @@
 #pragma once
 // How an engine plan treats memory beyond its loops: streaming (non-temporal) stores once the
-// destination outgrows the caches, and prefetches for write where writes scatter. Each rule is a
-// predicate of the plan (and, for streaming, of the destination's address), so tests can pin
-// which plans take which hint.
+// destination outgrows the caches (the sizes: eval/streaming_thresholds.hpp), and prefetches for
+// write where writes scatter. Each rule is a predicate of the plan (and, for streaming, of the
+// destination's address), so tests can pin which plans take which hint.
 #include <algorithm>
 #include <cstdint>
 
 #include "engine_plan.hpp"
 #include "narrow.hpp"
+#include "streaming_thresholds.hpp"
 
 namespace lazyview {
-
-/// Streaming stores pay once the destination outgrows the caches. A transpose whose work units
-/// both read and write in pieces (neither side of a unit one dense stretch: see
-/// scattered_transpose) streams from scattered_streaming_threshold: in place its tiles keep T
-/// partial lines open on as many far-apart rows while reading as many far-apart source rows,
-/// and such fp32 transposes of 2 to 16 MiB ((512,1024).t(), (1024,1024).t(),
-/// (24,40,1024).permute(2,1,0), (112,45,8,104).permute(3,2,1,0), ...) ran at 0.45-0.57 of memcpy
-/// in place against 0.80-1.00 streamed (9 shuffled runs, medians; at 1 MiB, still in cache, the
-/// same either way). Where one side of a unit is dense, in place holds up longer and keeps its
-/// output in cache: bf16 FLUX at 8 MiB, writing in order, lost 3-7% streamed. Those, and long
-/// runs, stream from streaming_threshold, 12 MiB: there source and destination together fill
-/// three quarters of a 32 MiB last-level cache, and the 13-17 MiB permutations of the benchmark
-/// all fall on one side of it. On a 2-core Zen 5 VM (1 thread, GB/s, medians of 5 alternated
-/// runs), (37,30,8,12,39).permute(4,0,1,2,3), 15.9 MiB, went 20 -> 40 streamed (40 -> 74 at 2
-/// threads), and (6,19,19,9,16,13).permute(2,5,1,0,3,4), 15.5 MiB and reading 7.5 KiB at a time,
-/// 35 -> 36 (55 -> 62 at 2); on an earlier machine, with the older tiles, the latter had
-/// measured 0.97 of memcpy in place against 0.86 streamed, hence a threshold of 16 MiB then.
-/// The thresholds are constants, not sizes derived from the last-level cache the machine
-/// reports: on a 2-core Intel Xeon VM (Emerald Rapids; L2 2 MiB, L3 reported 300 MiB) a plain
-/// copy ran 20-26 GB/s with ordinary stores from 2 to 32 MiB against 25-34 streamed (1 thread,
-/// medians of 7), so there streaming pays from the L2 up, far below the LLC. With the zen plans,
-/// streaming from 2 MiB sped FLUX fp32 (1,16,256,256) up 1.2-1.4x there while bf16
-/// (1,16,256,256) unpack fell to 0.87x (1 thread) and 0.66x (2 threads); with the intel tuning's
-/// plans (no requests for the next unit, eval/cpu_tuning.hpp) the same VM measured, streamed from
-/// intel_streaming_threshold, 4 MiB, against from 12 MiB, medians of 5 processes of 11 alternated
-/// runs, 1 thread (2 in brackets): FLUX pack fp32 (1,16,256,256) 1.44x (1.49x), (2,16,256,256)
-/// 1.47x (1.40x), unpack 1.39x (1.55x) and 1.34x (1.38x); bf16 (2,16,256,256) pack 1.28x
-/// (1.30x), unpack 1.17x (1.18x), (4,16,256,256) 1.33x (1.19x) and 1.18x (1.08x);
-/// (512,96,32).permute(0,2,1) fp32 1.22x (1.18x), (256,1024,8).permute(1,0,2) (runs of 32 bytes)
-/// 1.13x (1.15x). From 2 MiB, bf16 (1,16,256,256) (2 MiB) gained 1.18-1.23x at 1 thread but lost
-/// 0.89-0.93x at 2, hence 4. On one thread, though, transposes of power-of-two elements (tiles and
-/// narrow kernels) stream from intel_one_thread_threshold, 2 MiB: there one core's L2 (2 MiB) no
-/// longer holds its destination, where two cores' hold half each. Same VM, 1 thread, GB/s ratios
-/// streamed from 2 MiB against from 4 MiB, each from a pair of processes run back to back (one
-/// per build, each the median of 11 runs alternated with memcpy and a streaming copy), two or
-/// three pairs: FLUX pack bf16 (1,16,256,256) 1.13-1.72x, unpack 1.19-1.40x, fp32 (1,8,256,256)
-/// 1.20-1.69x and 1.20-1.52x, bf16 (1,24,256,256) (3 MiB) 1.09-1.37x and 0.93-1.16x;
-/// (1000,700).t() fp32 (nt_rows) 1.18-1.63x (destination 32 bytes off a line too),
-/// (120,100,64).permute(0,2,1) 1.18-1.29x; narrow transposes (262144,3).t() 1.03-1.28x,
-/// (3,262144).t() 1.05-1.23x, (512,512,3).permute(2,0,1) 1.09-1.31x, bytes
-/// (1024,1024,3).permute(2,0,1) 1.18-1.32x. Not other plans: odd-sized elements lost
-/// ((300,300,6).permute(1,0,2) fp32, 24-byte elements, 0.74-0.82x; (200,1000,5) 0.79-0.95x;
-/// (50,3000,5) 0.73-0.91x) and runs tied ((16,512,96).permute(1,0,2) 0.97-0.98x). The intel
-/// tuning takes intel_streaming_threshold and intel_one_thread_threshold, the zen one
-/// streaming_threshold, unless a build defines -DLAZYVIEW_STREAMING_THRESHOLD=bytes, which then
-/// holds for all three (likewise LAZYVIEW_SCATTERED_STREAMING_THRESHOLD, which both tunings share).
-#ifdef LAZYVIEW_STREAMING_THRESHOLD
-inline constexpr index_t streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
-inline constexpr index_t intel_streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
-inline constexpr index_t intel_one_thread_threshold = LAZYVIEW_STREAMING_THRESHOLD;
-#else
-inline constexpr index_t streaming_threshold = index_t{12} << 20;
-inline constexpr index_t intel_streaming_threshold = index_t{4} << 20;
-inline constexpr index_t intel_one_thread_threshold = index_t{2} << 20;
-#endif
-#ifndef LAZYVIEW_SCATTERED_STREAMING_THRESHOLD
-#define LAZYVIEW_SCATTERED_STREAMING_THRESHOLD (index_t{2} << 20)
-#endif
-inline constexpr index_t scattered_streaming_threshold = LAZYVIEW_SCATTERED_STREAMING_THRESHOLD;
-/// use_streaming_stores leaves the plan of a smaller destination as it is, whatever the
-/// destination's address and the tuning: such a plan may be kept and reused (the plan memo,
-/// eval/copy.hpp).
-inline constexpr index_t never_streams_below = std::min(
-    {streaming_threshold, intel_streaming_threshold, intel_one_thread_threshold, scattered_streaming_threshold});
-
-/// The size from which a plan's destination streams, scattered transposes aside: by its tuning,
-/// and under intel by the threads the copy runs on (`nthreads`, at least 1) for transposes of
-/// power-of-two elements.
-/// Example, intel: FLUX pack bf16 (1,16,256,256) (2 MiB): 2 MiB at 1 thread (it streams), 4 MiB at
-/// 2; (300,300,6).permute(1,0,2) fp32 (24-byte elements): 4 MiB at either.
-inline index_t streaming_threshold_of(const engine_plan& e, unsigned nthreads = 1) {
-  if (e.tune != tuning::intel) return streaming_threshold;
-  const bool pow2_transpose = e.kind == engine_plan::transpose && is_pow2_upto64(e.elem);
-  return nthreads <= 1 && pow2_transpose ? intel_one_thread_threshold : intel_streaming_threshold;
-}
 
 /// Whether a transpose's work unit writes one dense stretch of destination: A is one block and
 /// rows of consecutive B indices are adjacent (written back to back).
@@ -308,9 +234,13 @@ inline bool dense_rows_fit(const engine_plan& e) {
 /// bench/ab with the bench built without streaming against the default, 4 rounds, medians of the
 /// paired speed-ups, 1 thread (2): (187,258,87).permute(1,0,2) (348-byte runs) 1.37x (1.23x),
 /// (30,40,50,70).permute(1,2,0,3) (280) 1.15x (1.19x), (2,0,1,3) 1.29x (1.47x); gathered, they had
-/// run at 0.82-1.02 of the bench's plain loops. Longer ones did not gain in place:
-/// (68,14,35,9,14).permute(0,2,1,3,4) (504) 0.92x (1.03x), (96,193,227).permute(1,0,2) (908)
-/// 0.83x (0.98x). Aligned runs tied ((8,2048,256), (16,1024,256): 0.93-1.09x): zen rules.
+/// run at 0.82-1.02 of the bench's plain loops. Longer ones did not gain in place then
+/// ((68,14,35,9,14).permute(0,2,1,3,4) (504) 0.92x (1.03x), (96,193,227).permute(1,0,2) (908)
+/// 0.83x (0.98x)), but did when measured again later (the figures at
+/// intel_run_streaming_threshold, eval/streaming_thresholds.hpp), and by bench/ab against the
+/// build that gathered them, 3 rounds: 1.19x (1.12x) and 1.01x (1.04x), (16,1024,256) 1.08x
+/// (1.09x), (8,2048,256) 1.05x (1.09x); they now stay in place below
+/// intel_run_streaming_threshold.
 /// Transposes of odd-sized elements (no tile kernel: transpose_block_odd) stream where a unit's
 /// destination rows lie back to back, up to gather_max_run_bytes each: rows go out through the
 /// buffer of gathered runs. In place -> streamed, fp32, 1 thread (2 in brackets), GB/s:
@@ -404,6 +334,11 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       bool same = true;  // order_runs chose destination order
       for (int k = 0; k < e.nouter; ++k) same = same && by_dst[k].ds == e.outer[k].ds;
       if (back_to_back(by_dst + e.nouter - 1, e.nouter, e.run_bytes, -1) && (!e.nt || same)) {
+        if (e.tune == tuning::intel && e.run_bytes >= intel_in_place_run_bytes &&
+            dst_bytes < intel_run_streaming_threshold) {
+          e.nt = false;  // in place, in order_runs' order (see intel_run_streaming_threshold)
+          return;
+        }
         for (int i = 0; i < e.nouter; ++i) e.outer[i] = by_dst[i];
         e.nt = e.gather = true;
       }
