@@ -28,8 +28,17 @@ struct fold_state {
   error_info error;
 
   static constexpr int capacity = L;
-  constexpr level& top() { return lv[nlev - 1]; }
-  constexpr const level& top() const { return lv[nlev - 1]; }
+  /// The level that maps the logical dims. There is always one (nlev starts at 1 and push_level
+  /// stays under L); saying so spares g++ -O3 a false -Warray-bounds on lv[-1] once it inlines
+  /// a dynamic fold (tests/headers/warnings_o3.cpp).
+  constexpr level& top() {
+    LAZYVIEW_ASSUME(nlev >= 1 && nlev <= (L > 0 ? L : 1));
+    return lv[nlev - 1];
+  }
+  constexpr const level& top() const {
+    LAZYVIEW_ASSUME(nlev >= 1 && nlev <= (L > 0 ? L : 1));
+    return lv[nlev - 1];
+  }
   constexpr int rank() const { return sizes.n; }
   constexpr ival numel() const { return sizes.product(); }
   constexpr bool contiguous() const { return is_contiguous_layout(sizes, strides); }
@@ -103,8 +112,12 @@ namespace detail {
 /// @post the new top is flat and aligned, every dim clean with at most one mode.
 /// The lower level's logical shape is the top level's current one (ops update the physical side
 /// after deciding to stack, so the PyTorch-side sizes may already be the op's result).
+/// @pre s.nlev < L: the capacity counts the levels a chain can stack (fold/fold.hpp's
+/// levels_needed). Stated for g++ -O3, which otherwise sees a state of capacity 1 (a chain that
+/// stays a view, whose physical side never runs) stack past lv[0] and warns -Warray-bounds.
 template <int L>
 constexpr void push_level(fold_state<L>& s) {
+  LAZYVIEW_ASSUME(s.nlev >= 1 && s.nlev < L);
   const level& below = s.top();
   shape_vec sizes{};
   for (int i = 0; i < below.rank(); ++i) sizes.push_back(below.logical_size(i));
