@@ -58,12 +58,12 @@ int main() {
   auto d = lazyview::from_blob(buf, {B, C, H, W});
   auto s = lazyview::from_blob<2, 16, 8, 6>(buf);
 
-  same("view.permute.select.slice.unsqueeze",
-       d.view(B, C, H / 2, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5).select(zero, zero).slice(zero, zero, 3, 2).unsqueeze(one),
-       s.view<2, 16, 4, 2, 3, 2>().permute<0, 2, 4, 1, 3, 5>().select(c<0>, c<0>).slice(c<0>, c<0>, c<3>, c<2>).unsqueeze(c<1>));
-  same_fold("fold(view.permute.select.slice.unsqueeze)",
-            d.view(B, C, H / 2, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5).select(zero, zero).slice(zero, zero, 3, 2).unsqueeze(one),
-            s.view<2, 16, 4, 2, 3, 2>().permute<0, 2, 4, 1, 3, 5>().select(c<0>, c<0>).slice(c<0>, c<0>, c<3>, c<2>).unsqueeze(c<1>));
+  const auto five_d =
+      d.view(B, C, H / 2, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5).select(zero, zero).slice(zero, zero, 3, 2).unsqueeze(one);
+  const auto five_s =
+      s.view<2, 16, 4, 2, 3, 2>().permute<0, 2, 4, 1, 3, 5>().select(c<0>, c<0>).slice(c<0>, c<0>, c<3>, c<2>).unsqueeze(c<1>);
+  same("view.permute.select.slice.unsqueeze", five_d, five_s);
+  same_fold("fold(view.permute.select.slice.unsqueeze)", five_d, five_s);
   same("narrow.squeeze.transpose.unsqueeze.expand",
        d.narrow(one, zero, one).squeeze(1).transpose(zero, 2).unsqueeze(one).expand(W, 5, H, B),
        s.narrow(c<1>, c<0>, c<1>).squeeze(c<1>).transpose(c<0>, c<2>).unsqueeze(c<1>).expand(c<6>, c<5>, c<8>, c<2>));

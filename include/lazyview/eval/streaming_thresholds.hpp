@@ -87,10 +87,13 @@ inline constexpr index_t scattered_streaming_threshold = LAZYVIEW_SCATTERED_STRE
 /// use_streaming_stores leaves the plan of a smaller destination as it is, whatever the
 /// destination's address and the tuning: such a plan may be kept and reused (the plan memo,
 /// eval/copy.hpp).
-inline constexpr index_t never_streams_below = std::min(
-    {streaming_threshold, intel_streaming_threshold, intel_one_thread_threshold, scattered_streaming_threshold});
+inline constexpr index_t never_streams_below =
+    std::min({streaming_threshold, intel_streaming_threshold, intel_one_thread_threshold,
+              intel_run_streaming_threshold, scattered_streaming_threshold});
 
-/// The size from which a plan's destination streams, scattered transposes aside: by its tuning,
+/// The size from which a plan's destination streams, scattered transposes (from
+/// scattered_streaming_threshold) and, under intel, gathered runs (from
+/// intel_run_streaming_threshold, see use_streaming_stores) aside: by its tuning,
 /// and under intel by the threads the copy runs on (`nthreads`, at least 1) for transposes of
 /// power-of-two elements.
 /// Example, intel: FLUX pack bf16 (1,16,256,256) (2 MiB): 2 MiB at 1 thread (it streams), 4 MiB at

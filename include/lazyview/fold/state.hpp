@@ -31,13 +31,11 @@ struct fold_state {
   /// The level that maps the logical dims. There is always one (nlev starts at 1 and push_level
   /// stays under L); saying so spares g++ -O3 a false -Warray-bounds on lv[-1] once it inlines
   /// a dynamic fold (tests/headers/warnings_o3.cpp).
-  constexpr level& top() {
+  constexpr level& top() { return lv[top_index()]; }
+  constexpr const level& top() const { return lv[top_index()]; }
+  constexpr int top_index() const {
     LAZYVIEW_ASSUME(nlev >= 1 && nlev <= (L > 0 ? L : 1));
-    return lv[nlev - 1];
-  }
-  constexpr const level& top() const {
-    LAZYVIEW_ASSUME(nlev >= 1 && nlev <= (L > 0 ? L : 1));
-    return lv[nlev - 1];
+    return nlev - 1;
   }
   constexpr int rank() const { return sizes.n; }
   constexpr ival numel() const { return sizes.product(); }
