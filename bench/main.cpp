@@ -115,14 +115,21 @@ std::vector<workload> random_permutations() {
 
 /// Long runs (over 256 bytes contiguous on both sides) in either loop order: the engine picks
 /// source order unless it keeps over 4x the open runs of destination order (order_runs in
-/// eval/engine_plan.hpp). Three shapes on each side of that rule, about 16 MiB each.
+/// eval/engine_plan.hpp). Three shapes on each side of that rule, about 16 MiB each, and three
+/// whose runs of 256 to 383 bytes start 32-byte aligned in the destination: runs of 256 bytes
+/// are a loop of 64-byte elements in place and stream as runs (as_streamed_runs), and under
+/// the intel tuning runs under 384 bytes follow rules of their own (use_streaming_stores in
+/// eval/memory_hints.hpp).
 std::vector<workload> run_orders() {
   return {permutation("runs", {1161, 6, 656}, {1, 0, 2}),        // 6 scattered, 1161 gathered: source order
           permutation("runs", {187, 258, 87}, {1, 0, 2}),        // 258 against 187: source order
           permutation("runs", {30, 40, 50, 70}, {2, 0, 1, 3}),   // 50 against 1200: source order
           permutation("runs", {16, 1024, 256}, {1, 0, 2}),       // 1024 against 16: destination order
           permutation("runs", {8, 2048, 256}, {1, 0, 2}),        // 2048 against 8: destination order
-          permutation("runs", {30, 40, 50, 70}, {1, 2, 0, 3})};  // 2000 against 30: destination order
+          permutation("runs", {30, 40, 50, 70}, {1, 2, 0, 3}),   // 2000 against 30: destination order
+          permutation("runs", {300, 220, 64}, {1, 0, 2}),        // 256-byte runs, 220 against 300: source order
+          permutation("runs", {32, 2048, 64}, {1, 0, 2}),        // 256-byte runs, 2048 against 32: destination order
+          permutation("runs", {24, 2048, 80}, {1, 0, 2})};       // 320-byte runs, 2048 against 24: destination order
 }
 
 /// Interleaved <-> planar layouts (narrow transposes, eval/narrow.hpp), about 16 MiB each: an
