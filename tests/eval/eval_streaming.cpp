@@ -14,6 +14,7 @@
 #include <vector>
 
 using namespace lazyview;
+using evaltest::plan_of;
 using evaltest::streamed_plan_of;
 using evaltest::tuning_scope;
 
@@ -389,6 +390,49 @@ BOOST_AUTO_TEST_CASE(streaming_runs_gathered) {
   const engine_plan long_runs = streaming_plan(from_blob(in.data(), {1161, 6, 656}).permute(1, 0, 2), out.data());
   BOOST_TEST((long_runs.kind == engine_plan::run && long_runs.run_bytes == 2624 && !long_runs.gather));
   BOOST_TEST(long_runs.nt == (kernels::have_nt && reinterpret_cast<std::uintptr_t>(out.data()) % 32 == 0));
+}
+
+// Runs of 256 bytes (wide_element_run_bytes), a loop of four 64-byte elements in place, stream as
+// runs past the threshold where they start on a line: (300,220,64).permute(1,0,2) int32 (16.9 MB)
+// in source order (copy_nt), (32,2048,64).permute(1,0,2) (16.8 MB) gathered in destination
+// order (2048 runs open in source order against 32). One element off a line, they gather under
+// zen and keep the strided plan under intel.
+BOOST_AUTO_TEST_CASE(streaming_runs_of_wide_elements) {
+  std::vector<float> in(1);
+  tensor<float, 1> out({64});
+  const auto src_order = from_blob(in.data(), {300, 220, 64}).permute(1, 0, 2);
+  const auto dst_order = from_blob(in.data(), {32, 2048, 64}).permute(1, 0, 2);
+  BOOST_TEST(plan_of(src_order, 4).kind == engine_plan::strided);
+  for (const tuning t : {tuning::zen, tuning::intel}) {
+    tuning_scope const scope{t};
+    for (unsigned th : {1u, 2u}) {
+      const engine_plan a = streaming_plan(src_order, out.data(), th);
+      const engine_plan b = streaming_plan(dst_order, out.data(), th);
+      if (kernels::have_nt && reinterpret_cast<std::uintptr_t>(out.data()) % 32 == 0) {
+        BOOST_TEST((a.kind == engine_plan::run && a.run_bytes == 256 && a.nt && !a.gather));
+        BOOST_TEST((a.nouter == 2 && a.outer[1].ss == 256 && a.outer[1].ds == 300 * 256));
+        BOOST_TEST((b.kind == engine_plan::run && b.run_bytes == 256 && b.nt && b.gather));
+      } else {
+        BOOST_TEST((a.kind == engine_plan::strided && !a.nt && b.kind == engine_plan::strided && !b.nt));
+      }
+      // one element off a line: gathered under zen, as runs of 280 or 348 bytes are; in place,
+      // strided, under intel (runs under intel_in_place_run_bytes)
+      for (const engine_plan& off :
+           {streaming_plan(src_order, out.data() + 1, th), streaming_plan(dst_order, out.data() + 1, th)}) {
+        if (t == tuning::zen && kernels::have_nt)
+          BOOST_TEST((off.kind == engine_plan::run && off.run_bytes == 256 && off.gather && off.nt));
+        else
+          BOOST_TEST((off.kind == engine_plan::strided && !off.nt));
+      }
+    }
+  }
+  tuning_scope const intel{tuning::intel};
+  const auto run_or_strided = [](const engine_plan& p) {
+    return (p.kind == engine_plan::run && p.run_bytes == 256 && p.nt == kernels::have_nt) ||
+           (p.kind == engine_plan::strided && !p.nt);
+  };
+  check_streamed_permute<3>({300, 220, 64}, {1, 0, 2}, "(300,220,64).permute(1,0,2)", run_or_strided, std::int32_t{});
+  check_streamed_permute<3>({32, 2048, 64}, {1, 0, 2}, "(32,2048,64).permute(1,0,2)", run_or_strided, std::int32_t{});
 }
 
 // Transposes of odd-sized elements past 12 MiB whose units' destination rows lie back to back

@@ -266,7 +266,8 @@ inline bool tiles_of_a_in_place(const engine_plan& e) {
 /// the run itself where it is a power of two up to 64 bytes or shorter than 64 (an odd run is
 /// moved by two overlapping power-of-two moves, kernels::copy_odd, or along a destination row
 /// mostly by one, kernels::copy_over); up to 256 bytes, the widest power of two that divides it
-/// (the run then a loop of those); 0 past 256 (a memcpy per run).
+/// (the run then a loop of those); 0 past 256 (a memcpy per run). Past the caches, runs of 256
+/// bytes stream as runs instead (as_streamed_runs).
 /// Example: 8 -> 8 (FLUX pack fp32), 24 -> 24 (the agents chain), 96 -> 32, 260 -> 0.
 constexpr index_t run_element(index_t R) {
   if (is_pow2_upto64(R) || R < 64) return R;
@@ -330,6 +331,32 @@ inline void order_runs(engine_plan& e) {
   sort_by_decreasing_stride(by_src, n, [](const byte_loop& l) { return l.ss; });
   if (open_runs(by_src, n, e.run_bytes, false) > 4 * open_runs(e.outer, n, e.run_bytes, true)) return;
   for (int i = 0; i < n; ++i) e.outer[i] = by_src[i];
+}
+
+/// Runs of this many bytes are cut into wide elements in place (run_element: 4 of 64 bytes, a
+/// strided plan, which never streams) but stream as runs where use_streaming_stores streams
+/// them (as_streamed_runs): an attention head of 64 fp32 or 128 bf16. Shorter runs cut into
+/// wide elements were not measured streamed, and stay strided.
+inline constexpr index_t wide_element_run_bytes = 256;
+
+/// Turns a strided plan whose inner loop is a run of wide_element_run_bytes cut into wide
+/// elements back into the run plan of those runs, its outer loops in order_runs' order; returns
+/// whether it did. Example: (32,2048,64).permute(1,0,2) fp32, strided: inner (4):(64):(64),
+/// inner2 (32):(512 Ki):(256), outer (2048):(256):(8 Ki) -> run of 256 bytes, outer
+/// (2048,32):(256,512 Ki):(8 Ki,256), destination order (32 runs open against 2048).
+/// @pre e is a plan of make_engine_plan, before use_streaming_stores.
+inline bool as_streamed_runs(engine_plan& e) {
+  if (e.kind != engine_plan::strided || e.inner.ss != e.elem || e.inner.ds != e.elem ||
+      e.inner.n * e.elem != wide_element_run_bytes || e.inner2.ss == e.elem || e.inner2.ds == e.elem)
+    return false;
+  if (e.inner2.n > 1) e.outer[e.nouter++] = e.inner2;  // the loop the strided plan took out last
+  sort_by_decreasing_stride(e.outer, e.nouter, [](const byte_loop& l) { return magnitude(l.ds); });
+  e.kind = engine_plan::run;
+  e.run_bytes = wide_element_run_bytes;
+  e.elem = 1;
+  e.inner = e.inner2 = byte_loop{1, 0, 0};
+  order_runs(e);
+  return true;
 }
 
 /// Specialises a plain plan for elements of `size` bytes.
