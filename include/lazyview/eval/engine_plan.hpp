@@ -339,16 +339,19 @@ inline void order_runs(engine_plan& e) {
 /// wide elements were not measured streamed, and stay strided.
 inline constexpr index_t wide_element_run_bytes = 256;
 
-/// Turns a strided plan whose inner loop is a run of wide_element_run_bytes cut into wide
-/// elements back into the run plan of those runs, its outer loops in order_runs' order; returns
-/// whether it did. Example: (32,2048,64).permute(1,0,2) fp32, strided: inner (4):(64):(64),
-/// inner2 (32):(512 Ki):(256), outer (2048):(256):(8 Ki) -> run of 256 bytes, outer
+/// Whether e is a strided plan whose inner loop is a run of wide_element_run_bytes cut into wide
+/// elements (as_streamed_runs applies).
+inline bool wide_element_runs(const engine_plan& e) {
+  return e.kind == engine_plan::strided && e.inner.ss == e.elem && e.inner.ds == e.elem &&
+         e.inner.n * e.elem == wide_element_run_bytes && e.inner2.ss != e.elem && e.inner2.ds != e.elem;
+}
+
+/// Turns such a plan back into the run plan of those runs, its outer loops in order_runs' order.
+/// Example: (32,2048,64).permute(1,0,2) fp32, strided: inner (4):(64):(64), inner2
+/// (32):(512 Ki):(256), outer (2048):(256):(8 Ki) -> run of 256 bytes, outer
 /// (2048,32):(256,512 Ki):(8 Ki,256), destination order (32 runs open against 2048).
-/// @pre e is a plan of make_engine_plan, before use_streaming_stores.
-inline bool as_streamed_runs(engine_plan& e) {
-  if (e.kind != engine_plan::strided || e.inner.ss != e.elem || e.inner.ds != e.elem ||
-      e.inner.n * e.elem != wide_element_run_bytes || e.inner2.ss == e.elem || e.inner2.ds == e.elem)
-    return false;
+/// @pre wide_element_runs(e), e a plan of make_engine_plan before use_streaming_stores.
+inline void as_streamed_runs(engine_plan& e) {
   if (e.inner2.n > 1) e.outer[e.nouter++] = e.inner2;  // the loop the strided plan took out last
   sort_by_decreasing_stride(e.outer, e.nouter, [](const byte_loop& l) { return magnitude(l.ds); });
   e.kind = engine_plan::run;
@@ -356,7 +359,6 @@ inline bool as_streamed_runs(engine_plan& e) {
   e.elem = 1;
   e.inner = e.inner2 = byte_loop{1, 0, 0};
   order_runs(e);
-  return true;
 }
 
 /// Specialises a plain plan for elements of `size` bytes.

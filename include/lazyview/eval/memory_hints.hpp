@@ -323,8 +323,11 @@ inline bool dense_rows_fit(const engine_plan& e) {
 /// `nthreads`: the threads the copy runs on, which the intel tuning's threshold reads
 /// (streaming_threshold_of).
 inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes, unsigned nthreads = 1) {
-  if (engine_plan r = e; as_streamed_runs(r)) {
-    // runs of 256 bytes stream as runs; in place they keep the loop of wide elements
+  if (wide_element_runs(e) && dst_bytes >= never_streams_below) {
+    // Runs of 256 bytes stream as runs; in place they keep the loop of wide elements. Tried on a
+    // copy (a plan is 2 KB), only where it may stream: this runs on every copy's call.
+    engine_plan r = e;
+    as_streamed_runs(r);
     use_streaming_stores(r, dst, dst_bytes, nthreads);
     if (r.nt) e = r;
     return;
