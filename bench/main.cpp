@@ -113,13 +113,15 @@ std::vector<workload> random_permutations() {
   return out;
 }
 
-/// Long runs (over 256 bytes contiguous on both sides) in either loop order: the engine picks
+/// Runs contiguous on both sides, in either loop order: the engine picks
 /// source order unless it keeps over 4x the open runs of destination order (order_runs in
-/// eval/engine_plan.hpp). Three shapes on each side of that rule, about 16 MiB each, and three
+/// eval/engine_plan.hpp). Three shapes on each side of that rule, about 16 MiB each; three
 /// whose runs of 256 to 383 bytes start 32-byte aligned in the destination: runs of 256 bytes
 /// are a loop of 64-byte elements in place and stream as runs (as_streamed_runs), and under
 /// the intel tuning runs under 384 bytes follow rules of their own (use_streaming_stores in
-/// eval/memory_hints.hpp).
+/// eval/memory_hints.hpp); and four of runs of 65 to 255 bytes (128 bytes: an attention head of
+/// 32 fp32 or 64 bf16; 68: 17 floats), a loop of elements in place (kernels::strided_runs),
+/// gathered past the caches where they go in source order.
 std::vector<workload> run_orders() {
   return {permutation("runs", {1161, 6, 656}, {1, 0, 2}),        // 6 scattered, 1161 gathered: source order
           permutation("runs", {187, 258, 87}, {1, 0, 2}),        // 258 against 187: source order
@@ -129,7 +131,11 @@ std::vector<workload> run_orders() {
           permutation("runs", {30, 40, 50, 70}, {1, 2, 0, 3}),   // 2000 against 30: destination order
           permutation("runs", {300, 220, 64}, {1, 0, 2}),        // 256-byte runs, 220 against 300: source order
           permutation("runs", {32, 2048, 64}, {1, 0, 2}),        // 256-byte runs, 2048 against 32: destination order
-          permutation("runs", {24, 2048, 80}, {1, 0, 2})};       // 320-byte runs, 2048 against 24: destination order
+          permutation("runs", {24, 2048, 80}, {1, 0, 2}),        // 320-byte runs, 2048 against 24: destination order
+          permutation("runs", {600, 220, 32}, {1, 0, 2}),        // 128-byte runs, 220 against 600: source order
+          permutation("runs", {64, 2048, 32}, {1, 0, 2}),        // 128-byte runs, 2048 against 64: destination order
+          permutation("runs", {64, 2048, 64}, {1, 0, 2}, "bf16"),  // 128-byte runs of bf16
+          permutation("runs", {1000, 220, 17}, {1, 0, 2})};      // 68-byte runs (17 floats), source order
 }
 
 /// Interleaved <-> planar layouts (narrow transposes, eval/narrow.hpp), about 16 MiB each: an
