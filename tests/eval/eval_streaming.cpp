@@ -435,6 +435,56 @@ BOOST_AUTO_TEST_CASE(streaming_runs_of_wide_elements) {
   check_streamed_permute<3>({32, 2048, 64}, {1, 0, 2}, "(32,2048,64).permute(1,0,2)", run_or_strided, std::int32_t{});
 }
 
+// Runs of 65 to 255 bytes, a loop of elements in place (128 bytes: two of 64; 68: 17 of 4), stream
+// as gathered runs past the threshold under zen where order_runs left them in source order:
+// (600,220,32).permute(1,0,2) and (1000,220,17).permute(1,0,2) fp32 (16.9 and 15.0 MB), aligned
+// or not. In destination order ((64,2048,32).permute(1,0,2): 2048 runs open in source order
+// against 64), and under intel, they keep the strided plan, whose runs move as 64-byte moves
+// (kernels::strided_runs): values in place too, in cache, for runs of 68, 96, 100, 140, 160 and
+// 256 bytes of 1-, 2-, 4- and 8-byte elements, and on 1 and 2 threads.
+BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
+  std::vector<float> in(1);
+  tensor<float, 1> out({64});
+  const auto src_order = from_blob(in.data(), {600, 220, 32}).permute(1, 0, 2);
+  const auto odd_run = from_blob(in.data(), {1000, 220, 17}).permute(1, 0, 2);
+  const auto dst_order = from_blob(in.data(), {64, 2048, 32}).permute(1, 0, 2);
+  const engine_plan strided = plan_of(src_order, 4);
+  BOOST_TEST((strided.kind == engine_plan::strided && strided.elem == 64 && strided.inner.n == 2));
+  BOOST_TEST((plan_of(odd_run, 4).kind == engine_plan::strided && plan_of(odd_run, 4).elem == 4));
+  for (const tuning t : {tuning::zen, tuning::intel}) {
+    tuning_scope const scope{t};
+    for (unsigned th : {1u, 2u})
+      for (const float* d : {out.data(), out.data() + 1}) {
+        const engine_plan a = streaming_plan(src_order, d, th), b = streaming_plan(odd_run, d, th);
+        if (t == tuning::zen && kernels::have_nt) {
+          BOOST_TEST((a.kind == engine_plan::run && a.run_bytes == 128 && a.gather && a.nt));
+          BOOST_TEST((b.kind == engine_plan::run && b.run_bytes == 68 && b.gather && b.nt));
+        } else {
+          BOOST_TEST((a.kind == engine_plan::strided && !a.nt && b.kind == engine_plan::strided && !b.nt));
+        }
+        const engine_plan c = streaming_plan(dst_order, d, th);
+        BOOST_TEST((c.kind == engine_plan::strided && !c.nt));
+      }
+  }
+  tuning_scope const zen{tuning::zen};
+  const auto gathered = [](index_t run) {
+    return [run](const engine_plan& p) {
+      return (p.kind == engine_plan::run && p.run_bytes == run && p.gather == kernels::have_nt) ||
+             (!kernels::have_nt && p.kind == engine_plan::strided);
+    };
+  };
+  check_streamed_permute<3>({600, 220, 32}, {1, 0, 2}, "(600,220,32).permute(1,0,2)", gathered(128), std::int32_t{});
+  check_streamed_permute<3>({1000, 220, 17}, {1, 0, 2}, "(1000,220,17).permute(1,0,2)", gathered(68), std::int32_t{});
+  const auto in_place = [](const engine_plan& p) { return p.kind == engine_plan::strided && !p.nt; };
+  check_streamed_permute<3>({64, 2048, 32}, {1, 0, 2}, "(64,2048,32).permute(1,0,2)", in_place, std::int32_t{});
+  check_streamed_permute<3>({40, 50, 17}, {1, 0, 2}, "(40,50,17).permute(1,0,2)", in_place, std::int32_t{});
+  check_streamed_permute<3>({30, 41, 24}, {1, 0, 2}, "(30,41,24).permute(1,0,2)", in_place, float{});
+  check_streamed_permute<4>({9, 5, 13, 100}, {2, 0, 1, 3}, "(9,5,13,100).permute(2,0,1,3)", in_place, std::uint8_t{});
+  check_streamed_permute<3>({21, 33, 70}, {1, 0, 2}, "(21,33,70).permute(1,0,2)", in_place, std::uint16_t{});
+  check_streamed_permute<3>({17, 23, 20}, {1, 0, 2}, "(17,23,20).permute(1,0,2)", in_place, std::uint64_t{});
+  check_streamed_permute<3>({17, 23, 32}, {1, 0, 2}, "(17,23,32).permute(1,0,2)", in_place, std::uint64_t{});
+}
+
 // Transposes of odd-sized elements past 12 MiB whose units' destination rows lie back to back
 // stream through the same buffer (kernels::transpose_block_odd): (4,7,19000,6).permute(0,2,1,3)
 // (the agents chain's form: 24-byte elements, rows of 168 bytes), (4,26,3100,10).permute(0,2,1,3)

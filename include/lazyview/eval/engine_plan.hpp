@@ -333,17 +333,20 @@ inline void order_runs(engine_plan& e) {
   for (int i = 0; i < n; ++i) e.outer[i] = by_src[i];
 }
 
-/// Runs of this many bytes are cut into wide elements in place (run_element: 4 of 64 bytes, a
-/// strided plan, which never streams) but stream as runs where use_streaming_stores streams
-/// them (as_streamed_runs): an attention head of 64 fp32 or 128 bf16. Shorter runs cut into
-/// wide elements were not measured streamed, and stay strided.
+/// Runs of more than 64 bytes and up to this many are cut into wide elements in place
+/// (run_element: 68 bytes into 17 of 4, 256 into 4 of 64; a strided plan, which never streams,
+/// moved by kernels::strided_runs) but may stream as runs where use_streaming_stores streams them
+/// (as_streamed_runs): an attention head of 64 fp32 or 128 bf16 is 256 bytes, of 32 fp32 or 64
+/// bf16 128.
 inline constexpr index_t wide_element_run_bytes = 256;
 
-/// Whether e is a strided plan whose inner loop is a run of wide_element_run_bytes cut into wide
-/// elements (as_streamed_runs applies).
+/// Whether e is a strided plan whose inner loop is a run of more than 64 bytes and up to
+/// wide_element_run_bytes cut into wide elements (as_streamed_runs applies).
+/// Example: (600,220,32).permute(1,0,2) fp32: inner (2):(64):(64), a run of 128 bytes: yes.
 inline bool wide_element_runs(const engine_plan& e) {
-  return e.kind == engine_plan::strided && e.inner.ss == e.elem && e.inner.ds == e.elem &&
-         e.inner.n * e.elem == wide_element_run_bytes && e.inner2.ss != e.elem && e.inner2.ds != e.elem;
+  const index_t R = e.inner.n * e.elem;
+  return e.kind == engine_plan::strided && e.inner.ss == e.elem && e.inner.ds == e.elem && R > 64 &&
+         R <= wide_element_run_bytes && e.inner2.ss != e.elem && e.inner2.ds != e.elem;
 }
 
 /// Turns such a plan back into the run plan of those runs, its outer loops in order_runs' order.
@@ -355,7 +358,7 @@ inline void as_streamed_runs(engine_plan& e) {
   if (e.inner2.n > 1) e.outer[e.nouter++] = e.inner2;  // the loop the strided plan took out last
   sort_by_decreasing_stride(e.outer, e.nouter, [](const byte_loop& l) { return magnitude(l.ds); });
   e.kind = engine_plan::run;
-  e.run_bytes = wide_element_run_bytes;
+  e.run_bytes = e.inner.n * e.elem;
   e.elem = 1;
   e.inner = e.inner2 = byte_loop{1, 0, 0};
   order_runs(e);

@@ -213,6 +213,15 @@ inline bool dense_rows_fit(const engine_plan& e) {
          T * row <= dense_tile_rows_bytes && back_to_back(e.gb, e.nb, row, 1);
 }
 
+/// Whether a run plan's outer loops go in destination order (by decreasing destination stride),
+/// as order_runs puts them where source order would keep over 4x the runs open.
+/// Example: (32,2048,64).permute(1,0,2) fp32, outer (2048,32):(256,512 Ki):(8 Ki,256): yes.
+inline bool in_destination_order(const engine_plan& e) {
+  for (int k = 1; k < e.nouter; ++k)
+    if (e.outer[k - 1].ds < e.outer[k].ds) return false;
+  return true;
+}
+
 /// Long runs stream when they start 32-byte aligned (copy_nt stores any head and tail plainly).
 /// Runs up to gather_max_run_bytes that lie back to back in the destination are gathered
 /// instead (engine_plan::gather): taken in destination order into a buffer whose whole lines
@@ -320,14 +329,25 @@ inline bool dense_rows_fit(const engine_plan& e) {
 /// against the strided build, 3 rounds, ratio to the best copy, 1 thread (2 in brackets):
 /// (300,220,64).permute(1,0,2) (source order, copy_nt) 0.29 -> 0.90 (0.57 -> 0.86),
 /// (32,2048,64) (gathered) 0.31 -> 0.76 (0.57 -> 0.79); the plain loop: 0.38-0.40 (0.62-0.63).
+/// On a 2-core Zen 4 VM (AVX-512), same harness, against the strided plan with
+/// kernels::strided_runs, 1 thread (2): (300,220,64) 0.42 -> 0.92 (0.65 -> 0.90), (32,2048,64)
+/// 0.46 -> 0.73 (0.80 -> 0.85). Shorter runs (65 to 255 bytes) gained where order_runs left them in
+/// source order, gathering turning them to destination order: (600,220,32) 0.36 -> 0.54
+/// (0.55 -> 0.77), (500,220,48) 0.40 -> 0.64 (0.71 -> 0.99), (700,220,24) 0.28 -> 0.40
+/// (0.43 -> 0.56), (1000,220,17) 0.23 -> 0.27 (0.35 -> 0.33); where it had left them in
+/// destination order already, gathered and in place ran alike, in place a little ahead on one
+/// thread: paired speed-ups (48,4096,20) 0.84x (1.03x), (64,2048,32) 0.98x (1.10x), bf16
+/// (64,2048,64) 1.08x (1.19x). So those stay in place. The plain loop ran at 0.20-0.34 (0.32-0.65).
 /// `nthreads`: the threads the copy runs on, which the intel tuning's threshold reads
 /// (streaming_threshold_of).
 inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes, unsigned nthreads = 1) {
   if (wide_element_runs(e) && dst_bytes >= never_streams_below) {
-    // Runs of 256 bytes stream as runs; in place they keep the loop of wide elements. Tried on a
-    // copy (a plan is 2 KB), only where it may stream: this runs on every copy's call.
+    // Runs of 65 to 256 bytes stream as runs; in place they keep the loop of wide elements. Tried
+    // on a copy (a plan is 2 KB), only where it may stream: this runs on every copy's call.
+    // Shorter than 256 bytes, only where gathering turns source order into destination order.
     engine_plan r = e;
     as_streamed_runs(r);
+    if (r.run_bytes < wide_element_run_bytes && in_destination_order(r)) return;
     use_streaming_stores(r, dst, dst_bytes, nthreads);
     if (r.nt) e = r;
     return;
@@ -346,9 +366,7 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
       byte_loop by_dst[max_loops];
       for (int i = 0; i < e.nouter; ++i) by_dst[i] = e.outer[i];
       sort_by_decreasing_stride(by_dst, e.nouter, [](const byte_loop& l) { return l.ds; });
-      bool same = true;  // order_runs chose destination order
-      for (int k = 0; k < e.nouter; ++k) same = same && by_dst[k].ds == e.outer[k].ds;
-      if (back_to_back(by_dst + e.nouter - 1, e.nouter, e.run_bytes, -1) && (!e.nt || same)) {
+      if (back_to_back(by_dst + e.nouter - 1, e.nouter, e.run_bytes, -1) && (!e.nt || in_destination_order(e))) {
         if (e.tune == tuning::intel && e.run_bytes >= intel_in_place_run_bytes &&
             dst_bytes < intel_run_streaming_threshold) {
           e.nt = false;  // in place, in order_runs' order (see intel_run_streaming_threshold)
