@@ -45,6 +45,9 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   const index_t src_ahead = transpose_prefetch_distance(p);
   const bool lines = line_tiles(p) || p.nt_rows, ask_next = prefetch_next_unit(p);
   const narrow_kind narrow = narrow_transpose(p);
+  // A run of more than 64 bytes cut into elements (run_element) moves as 64-byte moves, the last
+  // overlapping: one element at a time it ran below the bench's plain loop (kernels::strided_runs).
+  const index_t cut_run = cut_run_bytes(p);
   const index_t nt_head = scattered_runs(p) ? 64 : 32;  // see copy_nt
   // nt_rows: a line per row of the widest chunk of B (kernels::line_carry; at most 511 rows,
   // too many for the stack of every call). Without it, rows' ends go plainly.
@@ -64,11 +67,8 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
         ++u;
         break;
       case engine_plan::strided:
-        // A run of more than 64 bytes cut into elements (run_element) moves as 64-byte moves,
-        // the last overlapping: one element at a time it ran below the bench's plain loop
-        // (kernels::strided_runs has the figures).
-        if (p.inner.ss == p.elem && p.inner.ds == p.elem && p.inner.n * p.elem > 64) {
-          kernels::strided_runs(s, d, p.inner.n * p.elem, p.inner2);
+        if (cut_run > 64) {
+          kernels::strided_runs(s, d, cut_run, p.inner2);
           ++u;
           break;
         }

@@ -340,13 +340,19 @@ inline void order_runs(engine_plan& e) {
 /// bf16 128.
 inline constexpr index_t wide_element_run_bytes = 256;
 
+/// The bytes of the run that a strided plan's inner loop is (contiguous on both sides: a run that
+/// run_element cut into elements), else 0.
+/// Example: (600,220,32).permute(1,0,2) fp32, inner (2):(64):(64): 128.
+inline index_t cut_run_bytes(const engine_plan& e) {
+  return e.kind == engine_plan::strided && e.inner.ss == e.elem && e.inner.ds == e.elem ? e.inner.n * e.elem : 0;
+}
+
 /// Whether e is a strided plan whose inner loop is a run of more than 64 bytes and up to
 /// wide_element_run_bytes cut into wide elements (as_streamed_runs applies).
 /// Example: (600,220,32).permute(1,0,2) fp32: inner (2):(64):(64), a run of 128 bytes: yes.
 inline bool wide_element_runs(const engine_plan& e) {
-  const index_t R = e.inner.n * e.elem;
-  return e.kind == engine_plan::strided && e.inner.ss == e.elem && e.inner.ds == e.elem && R > 64 &&
-         R <= wide_element_run_bytes && e.inner2.ss != e.elem && e.inner2.ds != e.elem;
+  const index_t R = cut_run_bytes(e);
+  return R > 64 && R <= wide_element_run_bytes && e.inner2.ss != e.elem && e.inner2.ds != e.elem;
 }
 
 /// Turns such a plan back into the run plan of those runs, its outer loops in order_runs' order.
@@ -357,8 +363,8 @@ inline bool wide_element_runs(const engine_plan& e) {
 inline void as_streamed_runs(engine_plan& e) {
   if (e.inner2.n > 1) e.outer[e.nouter++] = e.inner2;  // the loop the strided plan took out last
   sort_by_decreasing_stride(e.outer, e.nouter, [](const byte_loop& l) { return magnitude(l.ds); });
+  e.run_bytes = cut_run_bytes(e);  // (before kind: it reads the strided plan)
   e.kind = engine_plan::run;
-  e.run_bytes = e.inner.n * e.elem;
   e.elem = 1;
   e.inner = e.inner2 = byte_loop{1, 0, 0};
   order_runs(e);
