@@ -484,7 +484,40 @@ struct line_micro<1> : line_micro_narrow<1> {};
 inline void copy_line(const char* s, char* d) { std::memcpy(d, s, 64); }
 #endif
 
-#if !defined(__AVX2__)
+#if !defined(__AVX2__) && defined(LAZYVIEW_HAVE_SSE2)
+// The streaming copies above for SSE2 alone, 16 bytes a store (MOVNTPS): the baseline x86-64
+// build, which every compiler targets without -march, then streams its large destinations as
+// the AVX2 build does, through the same plans.
+inline void copy_nt(const char* s, char* d, index_t n, index_t head = 32) {
+  index_t i = static_cast<index_t>((head - (reinterpret_cast<std::uintptr_t>(d) & (head - 1))) & (head - 1));
+  if (i >= n) {
+    std::memcpy(d, s, static_cast<std::size_t>(n));
+    return;
+  }
+  std::memcpy(d, s, static_cast<std::size_t>(i));
+  for (; i + 64 <= n; i += 64) {
+    const __m128 a = _mm_loadu_ps(reinterpret_cast<const float*>(s + i));
+    const __m128 b = _mm_loadu_ps(reinterpret_cast<const float*>(s + i + 16));
+    const __m128 c = _mm_loadu_ps(reinterpret_cast<const float*>(s + i + 32));
+    const __m128 e = _mm_loadu_ps(reinterpret_cast<const float*>(s + i + 48));
+    _mm_stream_ps(reinterpret_cast<float*>(d + i), a);
+    _mm_stream_ps(reinterpret_cast<float*>(d + i + 16), b);
+    _mm_stream_ps(reinterpret_cast<float*>(d + i + 32), c);
+    _mm_stream_ps(reinterpret_cast<float*>(d + i + 48), e);
+  }
+  for (; i + head <= n; i += head)
+    for (index_t j = i; j < i + head; j += 16)
+      _mm_stream_ps(reinterpret_cast<float*>(d + j), _mm_loadu_ps(reinterpret_cast<const float*>(s + j)));
+  if (i < n) std::memcpy(d + i, s + i, static_cast<std::size_t>(n - i));
+}
+/// @pre s and d 64-byte aligned, n a multiple of 64.
+inline void copy_nt_blocks(const char* s, char* d, index_t n) {
+  for (index_t i = 0; i < n; i += 16)
+    _mm_stream_ps(reinterpret_cast<float*>(d + i), _mm_load_ps(reinterpret_cast<const float*>(s + i)));
+}
+inline void store_fence() { _mm_sfence(); }
+inline constexpr bool have_nt = true;
+#elif !defined(__AVX2__)
 inline void copy_nt(const char* s, char* d, index_t n, index_t = 32) { std::memcpy(d, s, static_cast<std::size_t>(n)); }
 inline void copy_nt_blocks(const char* s, char* d, index_t n) { std::memcpy(d, s, static_cast<std::size_t>(n)); }
 inline void store_fence() {}
