@@ -100,50 +100,6 @@ struct micro<2> {
 /// A 32-byte unaligned store.
 inline void store(char* d, __m256 v) { _mm256_storeu_ps(reinterpret_cast<float*>(d), v); }
 
-/// Copies n bytes with streaming stores; bytes before the first `head`-byte boundary of d (32 or
-/// 64) and after the last one go by plain stores. A streaming store to part of a line
-/// costs a read of that line unless the rest of the line follows at once: runs written back to
-/// back (a run's tail line completed by the next run's head) take 32; runs far apart take 64,
-/// so that only whole lines stream ((8192,4,136).permute(1,0,2) fp32, 18 MiB, 1 thread: 0.86 ->
-/// 0.94 of memcpy, where 64 for back-to-back runs lost 0.99 -> 0.94).
-inline void copy_nt(const char* s, char* d, index_t n, index_t head = 32) {
-  index_t i = static_cast<index_t>((head - (reinterpret_cast<std::uintptr_t>(d) & (head - 1))) & (head - 1));
-  if (i >= n) {
-    std::memcpy(d, s, static_cast<std::size_t>(n));
-    return;
-  }
-  std::memcpy(d, s, static_cast<std::size_t>(i));
-  for (; i + 128 <= n; i += 128) {
-    const __m256 a = _mm256_loadu_ps(reinterpret_cast<const float*>(s + i));
-    const __m256 b = _mm256_loadu_ps(reinterpret_cast<const float*>(s + i + 32));
-    const __m256 c = _mm256_loadu_ps(reinterpret_cast<const float*>(s + i + 64));
-    const __m256 e = _mm256_loadu_ps(reinterpret_cast<const float*>(s + i + 96));
-    _mm256_stream_ps(reinterpret_cast<float*>(d + i), a);
-    _mm256_stream_ps(reinterpret_cast<float*>(d + i + 32), b);
-    _mm256_stream_ps(reinterpret_cast<float*>(d + i + 64), c);
-    _mm256_stream_ps(reinterpret_cast<float*>(d + i + 96), e);
-  }
-  for (; i + head <= n; i += head)
-    for (index_t j = i; j < i + head; j += 32)
-      _mm256_stream_ps(reinterpret_cast<float*>(d + j), _mm256_loadu_ps(reinterpret_cast<const float*>(s + j)));
-  if (i < n) std::memcpy(d + i, s + i, static_cast<std::size_t>(n - i));
-}
-/// copy_nt for whole cache lines: no head or tail, so a row out of a transpose buffer costs one
-/// load and one store per line with AVX-512 (two with AVX2; the general copy_nt took 38
-/// instructions per 128-byte row).
-/// @pre s and d 64-byte aligned, n a multiple of 64.
-inline void copy_nt_blocks(const char* s, char* d, index_t n) {
-#if defined(__AVX512F__)
-  for (index_t i = 0; i < n; i += 64)
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(d + i), _mm512_load_si512(reinterpret_cast<const __m512i*>(s + i)));
-#else
-  for (index_t i = 0; i < n; i += 32)
-    _mm256_stream_ps(reinterpret_cast<float*>(d + i), _mm256_load_ps(reinterpret_cast<const float*>(s + i)));
-#endif
-}
-inline void store_fence() { _mm_sfence(); }
-inline constexpr bool have_nt = true;
-
 template <>
 struct micro<4> {
   static constexpr int T = 8;
@@ -484,10 +440,27 @@ struct line_micro<1> : line_micro_narrow<1> {};
 inline void copy_line(const char* s, char* d) { std::memcpy(d, s, 64); }
 #endif
 
-#if !defined(__AVX2__) && defined(LAZYVIEW_HAVE_SSE2)
-// The streaming copies above for SSE2 alone, 16 bytes a store (MOVNTPS): the baseline x86-64
-// build, which every compiler targets without -march, then streams its large destinations as
-// the AVX2 build does, through the same plans.
+#if defined(LAZYVIEW_HAVE_SSE2)
+// The streaming copies: 32-byte stores (VMOVNTPS) with AVX2, 16-byte ones (MOVNTPS) with SSE2
+// alone, the baseline x86-64 build, which compilers target without -march; with AVX-512 whole
+// lines out of a buffer go 64 bytes a store.
+#if defined(__AVX2__)
+using nt_vector = __m256;
+inline nt_vector nt_load(const char* s) { return _mm256_loadu_ps(reinterpret_cast<const float*>(s)); }
+inline void nt_store(char* d, nt_vector v) { _mm256_stream_ps(reinterpret_cast<float*>(d), v); }
+#else
+using nt_vector = __m128;
+inline nt_vector nt_load(const char* s) { return _mm_loadu_ps(reinterpret_cast<const float*>(s)); }
+inline void nt_store(char* d, nt_vector v) { _mm_stream_ps(reinterpret_cast<float*>(d), v); }
+#endif
+inline constexpr int nt_bytes = static_cast<int>(sizeof(nt_vector));
+
+/// Copies n bytes with streaming stores; bytes before the first `head`-byte boundary of d (32 or
+/// 64) and after the last one go by plain stores. A streaming store to part of a line
+/// costs a read of that line unless the rest of the line follows at once: runs written back to
+/// back (a run's tail line completed by the next run's head) take 32; runs far apart take 64,
+/// so that only whole lines stream ((8192,4,136).permute(1,0,2) fp32, 18 MiB, 1 thread: 0.86 ->
+/// 0.94 of memcpy, where 64 for back-to-back runs lost 0.99 -> 0.94).
 inline void copy_nt(const char* s, char* d, index_t n, index_t head = 32) {
   index_t i = static_cast<index_t>((head - (reinterpret_cast<std::uintptr_t>(d) & (head - 1))) & (head - 1));
   if (i >= n) {
@@ -495,29 +468,32 @@ inline void copy_nt(const char* s, char* d, index_t n, index_t head = 32) {
     return;
   }
   std::memcpy(d, s, static_cast<std::size_t>(i));
-  for (; i + 64 <= n; i += 64) {
-    const __m128 a = _mm_loadu_ps(reinterpret_cast<const float*>(s + i));
-    const __m128 b = _mm_loadu_ps(reinterpret_cast<const float*>(s + i + 16));
-    const __m128 c = _mm_loadu_ps(reinterpret_cast<const float*>(s + i + 32));
-    const __m128 e = _mm_loadu_ps(reinterpret_cast<const float*>(s + i + 48));
-    _mm_stream_ps(reinterpret_cast<float*>(d + i), a);
-    _mm_stream_ps(reinterpret_cast<float*>(d + i + 16), b);
-    _mm_stream_ps(reinterpret_cast<float*>(d + i + 32), c);
-    _mm_stream_ps(reinterpret_cast<float*>(d + i + 48), e);
+  for (; i + 128 <= n; i += 128) {
+    nt_vector v[128 / nt_bytes];
+    LAZYVIEW_UNROLL
+    for (int k = 0; k < 128 / nt_bytes; ++k) v[k] = nt_load(s + i + k * nt_bytes);
+    LAZYVIEW_UNROLL
+    for (int k = 0; k < 128 / nt_bytes; ++k) nt_store(d + i + k * nt_bytes, v[k]);
   }
   for (; i + head <= n; i += head)
-    for (index_t j = i; j < i + head; j += 16)
-      _mm_stream_ps(reinterpret_cast<float*>(d + j), _mm_loadu_ps(reinterpret_cast<const float*>(s + j)));
+    for (index_t j = i; j < i + head; j += nt_bytes) nt_store(d + j, nt_load(s + j));
   if (i < n) std::memcpy(d + i, s + i, static_cast<std::size_t>(n - i));
 }
+/// copy_nt for whole cache lines: no head or tail, so a row out of a transpose buffer costs one
+/// load and one store per line with AVX-512 (two with AVX2; the general copy_nt took 38
+/// instructions per 128-byte row).
 /// @pre s and d 64-byte aligned, n a multiple of 64.
 inline void copy_nt_blocks(const char* s, char* d, index_t n) {
-  for (index_t i = 0; i < n; i += 16)
-    _mm_stream_ps(reinterpret_cast<float*>(d + i), _mm_load_ps(reinterpret_cast<const float*>(s + i)));
+#if defined(__AVX512F__)
+  for (index_t i = 0; i < n; i += 64)
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(d + i), _mm512_load_si512(reinterpret_cast<const __m512i*>(s + i)));
+#else
+  for (index_t i = 0; i < n; i += nt_bytes) nt_store(d + i, nt_load(s + i));
+#endif
 }
 inline void store_fence() { _mm_sfence(); }
 inline constexpr bool have_nt = true;
-#elif !defined(__AVX2__)
+#else
 inline void copy_nt(const char* s, char* d, index_t n, index_t = 32) { std::memcpy(d, s, static_cast<std::size_t>(n)); }
 inline void copy_nt_blocks(const char* s, char* d, index_t n) { std::memcpy(d, s, static_cast<std::size_t>(n)); }
 inline void store_fence() {}
