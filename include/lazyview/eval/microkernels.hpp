@@ -480,8 +480,8 @@ inline void copy_nt(const char* s, char* d, index_t n, index_t head = 32) {
   if (i < n) std::memcpy(d + i, s + i, static_cast<std::size_t>(n - i));
 }
 /// copy_nt for whole cache lines: no head or tail, so a row out of a transpose buffer costs one
-/// load and one store per line with AVX-512 (two with AVX2; the general copy_nt took 38
-/// instructions per 128-byte row).
+/// load and one store per line with AVX-512 (two with AVX2, four with SSE2; the general copy_nt
+/// took 38 instructions per 128-byte row).
 /// @pre s and d 64-byte aligned, n a multiple of 64.
 inline void copy_nt_blocks(const char* s, char* d, index_t n) {
 #if defined(__AVX512F__)
