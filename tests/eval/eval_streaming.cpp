@@ -573,3 +573,41 @@ BOOST_AUTO_TEST_CASE(streaming_dense_units) {
   const engine_plan cached = streaming_plan(from_blob(in.data(), {500, 86, 50}).permute(0, 2, 1), d);  // 8.6 MB
   BOOST_TEST((dense_rows_fit(cached) == tiles && !cached.nt));
 }
+
+// Far-row transposes whose destination rows are too short to stream as make_engine_plan grouped
+// them stream with group A widened by the loops that continue it in the destination
+// (widen_group_a): an outer loop ((65,58,1119).permute(2,1,0): rows of 260 -> 15080 bytes), a
+// member of B ((5,15,37,5,15,19).permute(3,1,5,0,4,2): 148 -> 2220 bytes, B 1425 -> 19;
+// (150,40,700).permute(2,1,0): 600 -> 24000 bytes, on lines where the destination is), through
+// nt_rows or, on lines, whole-line tiles. Values at 1 and 2 threads, 4- and 8-byte elements.
+BOOST_AUTO_TEST_CASE(streaming_widened_rows) {
+  std::vector<float> in(1);
+  const float* x = in.data();  // plans only: nothing is read
+  engine_plan outer = plan_of(from_blob(x, {65, 58, 1119}).permute(2, 1, 0), 4);
+  BOOST_TEST((outer.kind == engine_plan::transpose && outer.nA == 65 && outer.nouter == 1));
+  BOOST_TEST(widen_group_a(outer, nt_rows_long_row_bytes));
+  BOOST_TEST((outer.na == 2 && outer.nA == 3770 && outer.nB == 1119 && outer.nouter == 0));
+  BOOST_TEST((outer.block_a * (outer.blocks_a - 1) < outer.nA && outer.nA <= outer.block_a * outer.blocks_a));
+  engine_plan member = plan_of(from_blob(x, {5, 15, 37, 5, 15, 19}).permute(3, 1, 5, 0, 4, 2), 4);
+  BOOST_TEST((member.nA == 37 && member.nb == 3 && member.nB == 1425 && member.nouter == 2));
+  BOOST_TEST(widen_group_a(member, nt_rows_long_row_bytes));
+  BOOST_TEST((member.na == 2 && member.nA == 555 && member.nb == 1 && member.nB == 19 && member.nouter == 3));
+  BOOST_TEST(member.blocks_b == 1);
+  // nothing continues A = 20 ((15,322) of B: the 15 is B's first member, contiguous in the source)
+  engine_plan none = plan_of(from_blob(x, {20, 44, 46, 7, 15}).permute(2, 3, 1, 4, 0), 4);
+  const index_t none_a = none.nA;
+  BOOST_TEST(!widen_group_a(none, nt_rows_long_row_bytes));
+  BOOST_TEST(none_a == 20);
+
+  const auto widened = [](index_t E) {
+    return [E](const engine_plan& ep) {
+      const bool streams = kernels::have_nt && kernels::rows_tile_of(static_cast<int>(E)) > 1;
+      return ep.nt == streams && (!streams || ep.nA * ep.elem >= nt_rows_long_row_bytes);
+    };
+  };
+  check_streamed_permute<3>({65, 58, 1119}, {2, 1, 0}, "(65,58,1119).permute(2,1,0)", widened(4));
+  check_streamed_permute<3>({65, 58, 560}, {2, 1, 0}, "(65,58,560).permute(2,1,0)", widened(8), std::uint64_t{});
+  check_streamed_permute<6>({5, 15, 37, 5, 15, 19}, {3, 1, 5, 0, 4, 2}, "(5,15,37,5,15,19).permute(3,1,5,0,4,2)",
+                            widened(4));
+  check_streamed_permute<3>({150, 40, 700}, {2, 1, 0}, "(150,40,700).permute(2,1,0)", widened(4));
+}

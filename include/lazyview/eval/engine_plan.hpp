@@ -370,6 +370,49 @@ inline void as_streamed_runs(engine_plan& e) {
   order_runs(e);
 }
 
+/// Moves into group A the loops that continue it in the destination (each laying A's rows back
+/// to back), outer loops or members of B past its first, until A's destination rows are `bytes`
+/// long, and re-splits both groups as make_engine_plan does; true if the rows then are that long.
+/// Where a member of B goes, the members outside it go to the outer loops (B stays contiguous in
+/// the source). make_engine_plan leaves such loops out of A where A reached
+/// transpose_group_target_a first, or where B took them (a loop may continue both groups);
+/// use_streaming_stores widens far-row and scattered plans whose rows are otherwise too short to
+/// stream (nt_rows_long_row_bytes), on a copy of the plan.
+/// Examples, fp32: (65,58,1119).permute(2,1,0): A = 65 (rows of 260 bytes), outer (58):(4476):(260)
+/// -> A = (65,58) = 3770, rows of 15080 bytes, no outer loop. (5,15,37,5,15,19).permute(3,1,5,0,4,2):
+/// A = 37, B = (19,15,5):(4,76,1140):(11100,148,3163500) -> A = (37,15) = 555, rows of 2220 bytes,
+/// B = 19, the 5 an outer loop.
+/// @pre e is a transpose with a tile kernel for its elements (kernels::tile_of(e.elem) > 1).
+inline bool widen_group_a(engine_plan& e, index_t bytes) {
+  for (bool grown = true; grown && e.nA * e.elem < bytes && e.na < max_loops;) {
+    grown = false;
+    const index_t row = e.nA * e.elem;
+    for (int k = 0; k < e.nouter && !grown; ++k) {
+      if (e.outer[k].ds != row) continue;
+      e.ga[e.na++] = e.outer[k];
+      e.nA *= e.outer[k].n;
+      std::copy(e.outer + k + 1, e.outer + e.nouter, e.outer + k);
+      --e.nouter;
+      grown = true;
+    }
+    for (int j = 1; j < e.nb && !grown; ++j) {
+      if (e.gb[j].ds != row) continue;
+      e.ga[e.na++] = e.gb[j];
+      e.nA *= e.gb[j].n;
+      e.nB = 1;
+      for (int m = 0; m < j; ++m) e.nB *= e.gb[m].n;
+      for (int m = j + 1; m < e.nb; ++m) e.outer[e.nouter++] = e.gb[m];
+      e.nb = j;
+      grown = true;
+    }
+  }
+  if (e.nA * e.elem < bytes) return false;
+  split_group_a(e, transpose_direct_bytes);
+  split_group_b(e, transpose_chunk_b);
+  e.tiles_of_a = tiles_of_a_in_place(e);
+  return true;
+}
+
 /// Specialises a plain plan for elements of `size` bytes.
 /// Example: FLUX pack fp32 (1,16,128,128): wide element 8 bytes; A = (ph, c) (32 elements,
 /// contiguous in the destination), B = (iw) (64, contiguous in the source); outer = (ih).

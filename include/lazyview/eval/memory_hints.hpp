@@ -339,8 +339,9 @@ inline bool in_destination_order(const engine_plan& e) {
 /// thread: paired speed-ups (48,4096,20) 0.84x (1.03x), (64,2048,32) 0.98x (1.10x), bf16
 /// (64,2048,64) 1.08x (1.19x). So those stay in place. The plain loop ran at 0.20-0.34 (0.32-0.65).
 /// `nthreads`: the threads the copy runs on, which the intel tuning's threshold reads
-/// (streaming_threshold_of).
-inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes, unsigned nthreads = 1) {
+/// (streaming_threshold_of). These rules take the groups as make_engine_plan grew them;
+/// use_streaming_stores then widens A where they leave rows too short.
+inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes, unsigned nthreads) {
   if (wide_element_runs(e) && dst_bytes >= never_streams_below) {
     // Runs of 65 to 256 bytes stream as runs; in place they keep the loop of wide elements. Tried
     // on a copy (a plan is 2 KB), only where it may stream: this runs on every copy's call.
@@ -348,7 +349,7 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
     engine_plan r = e;
     as_streamed_runs(r);
     if (r.run_bytes < wide_element_run_bytes && in_destination_order(r)) return;
-    use_streaming_stores(r, dst, dst_bytes, nthreads);
+    stream_as_grouped(r, dst, dst_bytes, nthreads);
     if (r.nt) e = r;
     return;
   }
@@ -440,6 +441,36 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
     e.nt = e.nt_rows = true;
     split_group_a(e, nt_rows_block_bytes, kernels::rows_tile_of(e.elem));
   }
+}
+
+/// Decides whether e streams, and how (stream_as_grouped's rules). A far-row or scattered
+/// transpose past the threshold that they leave in place for its short destination rows (under
+/// nt_rows_long_row_bytes) is tried once more with group A widened by the loops that continue
+/// it in the destination (widen_group_a), and takes that plan if it then streams: long rows
+/// through nt_rows, or in whole-line tiles where they start on lines. make_engine_plan keeps A
+/// short (in place, a longer A measured slower: transpose_group_target_a) and may give B a loop
+/// that continues both groups; streamed, long rows count for more. On the 2-core Zen 4 VM
+/// (AVX-512), fp32, about 16 MiB, GB/s, medians of 7 alternated runs, 1 thread (2 in brackets),
+/// in place -> widened: (65,58,1119).permute(2,1,0) (an outer loop: rows of 260 -> 15080 bytes,
+/// nt_rows) 14.2 -> 24.8 (26.4 -> 37.2); (5,15,37,5,15,19).permute(3,1,5,0,4,2) (B's second
+/// member: 148 -> 2220 bytes, B 1425 -> 19) 17.6 -> 23.1 (29.5 -> 34.5);
+/// (20,6,5,30,15,16).permute(0,5,3,4,1,2) (120 -> 54000, B 7200 -> 16) 22.0 -> 31.1 (30.1 ->
+/// 37.4); (150,40,700).permute(2,1,0) (600 -> 24000 bytes on lines, panels) 13.6 -> 38.8
+/// (18.8 -> 48.6); a streaming copy: 45-55 (about 60 at 2). B left as short as 8 or 10
+/// ((5,15,37,12,15,8) and (5,15,37,10,15,10) of the same permutation) gained as well, 1.18x
+/// and 1.21x at 1 thread (medians of 5); shorter, the tiles of nt_rows do not fit it
+/// (rows_tiles_fit) and the plan stays as grouped.
+inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes, unsigned nthreads = 1) {
+  stream_as_grouped(e, dst, dst_bytes, nthreads);
+  if (e.nt || e.kind != engine_plan::transpose || e.elem > 8 || kernels::tile_of(e.elem) == 1 ||
+      e.nA * e.elem >= nt_rows_long_row_bytes || dst_bytes < streaming_threshold_of(e, nthreads) ||
+      !(scattered_transpose(e) || transpose_prefetch_distance(e) != 0))
+    return;
+  engine_plan w = e;
+  w.no_narrow = false;
+  if (!widen_group_a(w, nt_rows_long_row_bytes)) return;
+  stream_as_grouped(w, dst, dst_bytes, nthreads);
+  if (w.nt) e = w;
 }
 
 /// Whether a run copy writes consecutive runs apart (source order), not back to back.
