@@ -1,7 +1,7 @@
 #pragma once
 // The engine: runs a range of work units of an engine plan (eval/engine_plan.hpp) with the loops of
 // eval/engine_kernels.hpp, eval/line_kernels.hpp, eval/dense_kernels.hpp and eval/odd_kernels.hpp
-// and the memory hints of eval/memory_hints.hpp.
+// and the memory hints of eval/memory_hints.hpp and eval/prefetch_hints.hpp.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -14,6 +14,7 @@
 #include "memory_hints.hpp"
 #include "narrow.hpp"
 #include "odd_kernels.hpp"
+#include "prefetch_hints.hpp"
 
 namespace lazyview {
 
