@@ -611,3 +611,37 @@ BOOST_AUTO_TEST_CASE(streaming_widened_rows) {
                             widened(4));
   check_streamed_permute<3>({150, 40, 700}, {2, 1, 0}, "(150,40,700).permute(2,1,0)", widened(4));
 }
+
+// Transposes whose units write stretches of rows back to back, fewer than a unit's, past the
+// threshold: (20,44,46,7,15).permute(2,3,1,4,0) (A = 20, rows of 80 bytes in stretches of the 15
+// of B, 1200 bytes each, B = (15,322) in chunks of 255) streams stretch by stretch
+// (engine_plan::stretch_b, kernels::transpose_stretches). Values at 1 and 2 threads for 1-, 2-,
+// 4- and 8-byte elements (rows of 80, 80, 80 and 160 bytes; a 1-byte tile too tall for the
+// buffer stays in place).
+BOOST_AUTO_TEST_CASE(streaming_dense_stretches) {
+  std::vector<float> in(1);
+  const float* x = in.data();  // plans only: nothing is read
+  const engine_plan grouped = plan_of(from_blob(x, {20, 44, 46, 7, 15}).permute(2, 3, 1, 4, 0), 4);
+  BOOST_TEST((grouped.nA == 20 && grouped.nb == 2 && grouped.gb[0].n == 15 && grouped.gb[0].ds == 80));
+  BOOST_TEST(dense_stretch_rows(grouped) == (kernels::tile_of(4) > 1 ? 15 : 0));
+  BOOST_TEST(!dense_rows_fit(grouped));
+  // stretches of under stretch_min_bytes: none ((20,44,46,7,3): 240 bytes)
+  BOOST_TEST(dense_stretch_rows(plan_of(from_blob(x, {20, 44, 46, 7, 3}).permute(2, 3, 1, 4, 0), 4)) == 0);
+  const auto stretched = [](index_t E) {
+    return [E](const engine_plan& ep) {
+      const bool tiles = kernels::tile_of(static_cast<int>(E)) > 1;
+      const bool fits = tiles && kernels::tile_of(static_cast<int>(E)) * ep.nA * E <= dense_tile_rows_bytes;
+      const bool streams = kernels::have_nt && fits;
+      return ep.nt_dense == streams && (!streams || (ep.stretch_b == 15 && ep.block_b % 15 == 0));
+    };
+  };
+  const std::array<index_t, 5> sizes{20, 44, 46, 7, 15}, perm{2, 3, 1, 4, 0};
+  const char* what = "(20,44,46,7,15).permute(2,3,1,4,0)";
+  check_streamed_permute<5>(sizes, perm, what, stretched(4));
+  check_streamed_permute<5>({40, 44, 46, 7, 15}, perm, "(40,44,46,7,15).permute(2,3,1,4,0)", stretched(2),
+                            std::uint16_t{});
+  check_streamed_permute<5>({80, 44, 46, 7, 15}, perm, "(80,44,46,7,15).permute(2,3,1,4,0)", stretched(1),
+                            std::uint8_t{});
+  check_streamed_permute<5>({20, 44, 23, 7, 15}, perm, "(20,44,23,7,15).permute(2,3,1,4,0)", stretched(8),
+                            std::uint64_t{});
+}

@@ -62,6 +62,43 @@ void transpose_dense(const engine_plan& p, const char* s, char* d, const index_t
   w.finish();
 }
 
+/// One work unit of an nt_dense plan whose rows lie back to back in stretches of p.stretch_b
+/// B indices (the first at each multiple), fewer than the unit's: B indices [b_begin, b_end)
+/// across all of A. Blocks of whole stretches, about dense_block_bytes of rows (at least a
+/// stretch or a tile), go through transpose_tiles into a buffer, rows back to back as within a
+/// stretch, and each stretch (or its piece in the block) then leaves by copy_nt: its whole lines
+/// by streaming stores, its two end lines plainly. `ahead`, `next`: as transpose_dense's.
+/// Example: (20,44,46,7,15).permute(2,3,1,4,0) fp32, rows of 80 bytes in stretches of 15:
+/// blocks of 105 rows (7 stretches of 1200 bytes).
+/// @pre p.blocks_a == 1, micro<E>::T * p.nA * E <= dense_tile_rows_bytes, p.stretch_b > 0.
+template <int E>
+void transpose_stretches(const engine_plan& p, const char* s, char* d, const index_t* offA, const index_t* offB,
+                         index_t b_begin, index_t b_end, index_t ahead, const unit_source& next = {}) {
+  constexpr index_t T = micro<E>::T;
+  constexpr index_t visit = (dense_visit_bytes / E + T - 1) / T * T;  // rows of B
+  const index_t row = p.nA * E, S = p.stretch_b;
+  const index_t slice =
+      tile_rows_in(std::max(std::min(visit * row, dense_slice_bytes), transpose_slice_bytes), row, T);
+  const index_t most = std::max(slice, tile_rows_in(dense_block_bytes, row, T));
+  const index_t whole = most / S * S, rows = whole >= T ? whole : most;  // (whole stretches, if a tile)
+  // a block: rows, and a tile's more (the last)
+  alignas(64) char buf[std::max(dense_block_bytes, dense_slice_bytes) + dense_tile_rows_bytes];
+  const index_t blocks = std::max<index_t>(0, b_end - b_begin - T) / rows + 1;
+  unit_requests<E> req(next, offA, blocks);
+  for (index_t b0 = b_begin, block = 0; block < blocks; ++block) {
+    req.ask(block);
+    const index_t b1 = block + 1 == blocks ? b_end : b0 + rows;
+    transpose_tiles<E, true>(s, offA, p.nA, b0, b1, [&buf, b0, row](index_t b) { return buf + (b - b0) * row; }, 0,
+                             0, row, false, ahead, slice * row);
+    for (index_t j = b0; j < b1;) {
+      const index_t je = std::min(b1, (j / S + 1) * S);
+      copy_nt(buf + (j - b0) * row, d + offB[j], (je - j) * row, 64);
+      j = je;
+    }
+    b0 = b1;
+  }
+}
+
 }  // namespace kernels
 
 }  // namespace lazyview

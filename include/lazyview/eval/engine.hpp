@@ -152,11 +152,18 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
             if (kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next, carry)) continue;
           }
           if (p.nt_dense) {
+            // one stretch a unit, or (stretch_b) several
+            const auto dense = [&]<int E>() {
+              if (p.stretch_b != 0)
+                kernels::transpose_stretches<E>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next);
+              else
+                kernels::transpose_dense<E>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next);
+            };
             switch (p.elem) {
-              case 1: kernels::transpose_dense<1>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
-              case 2: kernels::transpose_dense<2>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
-              case 4: kernels::transpose_dense<4>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
-              case 8: kernels::transpose_dense<8>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
+              case 1: dense.template operator()<1>(); break;
+              case 2: dense.template operator()<2>(); break;
+              case 4: dense.template operator()<4>(); break;
+              case 8: dense.template operator()<8>(); break;
             }
             continue;
           }

@@ -62,6 +62,9 @@ struct engine_plan {
   bool nt_dense = false;   ///< with nt, a transpose whose units each write one dense stretch (A
                            ///< whole, rows back to back) through a buffer laid out like it
                            ///< (kernels::transpose_dense); its rows need not start on a line
+  index_t stretch_b = 0;   ///< with nt_dense, B indices whose rows lie back to back (a stretch
+                           ///< starting at each multiple), where fewer than a unit's: rows go
+                           ///< out stretch by stretch (kernels::transpose_stretches); 0: all
   bool no_narrow = false;  ///< kind transpose: not a narrow transpose (eval/narrow.hpp) even where its
                            ///< shape is one (use_streaming_stores: its rows would not stream)
   index_t block_a = 1;     ///< kind transpose: A indices per work unit

@@ -214,6 +214,30 @@ inline bool dense_rows_fit(const engine_plan& e) {
          T * row <= dense_tile_rows_bytes && back_to_back(e.gb, e.nb, row, 1);
 }
 
+/// The B indices of a stretch, where a transpose's units write their rows back to back in
+/// stretches but not as one (dense_rows_fit): A whole in one block, the leading members of B
+/// laying A's rows back to back, stretches of stretch_min_bytes or more, fewer rows than B;
+/// else 0. Such plans stream (engine_plan::stretch_b, kernels::transpose_stretches), each
+/// stretch by streaming stores but its two end lines, where in place every line is read for
+/// ownership before it is written. On the 2-core Zen 4 VM (AVX-512), fp32 (20,44,N,7,S).permute(
+/// 2,3,1,4,0) (far-apart source rows, rows of 80 bytes in stretches of S), about 17 MiB, GB/s,
+/// medians of 7 alternated runs, in place -> streamed, 1 thread (2 in brackets): S = 15 (1200
+/// bytes, the benchmark's permutation) 25.7 -> 29.7 and 23.3 -> 26.7 in two runs (48.0 -> 40.5,
+/// 45.1 -> 47.6, 56.0 -> 54.6 in three), S = 60 (4800) 20.2 -> 28.4 (40.3 -> 45.4), S = 8 (640)
+/// 21.0 -> 27.1 (41.3 -> 44.3), S = 6 (480) 21.6 -> 28.1, S = 4 (320) 20.2 -> 30.2; under 256
+/// bytes mixed: S = 3 (240) 26.5 -> 21.2 and 23.4 -> 20.7, S = 2 (160) 10.4 -> 17.9.
+/// Example: (20,44,46,7,15).permute(2,3,1,4,0) fp32: A = 20 (rows of 80 bytes), B =
+/// (15,322):(4,60):(80,52800): 15 (stretches of 1200 bytes).
+inline constexpr index_t stretch_min_bytes = 256;
+inline index_t dense_stretch_rows(const engine_plan& e) {
+  const index_t T = kernels::tile_of(e.elem), row = e.nA * e.elem;
+  if (e.kind != engine_plan::transpose || T == 1 || e.blocks_a != 1 || e.nA < T || T * row > dense_tile_rows_bytes)
+    return 0;
+  index_t rows = 1;
+  for (int k = 0; k < e.nb && e.gb[k].ds == rows * row; ++k) rows *= e.gb[k].n;
+  return rows > 1 && rows < e.nB && rows * row >= stretch_min_bytes ? rows : 0;
+}
+
 /// Whether a run plan's outer loops go in destination order (by decreasing destination stride),
 /// as order_runs puts them where source order would keep over 4x the runs open.
 /// Example: (32,2048,64).permute(1,0,2) fp32, outer (2048,32):(256,512 Ki):(8 Ki,256): yes.
@@ -323,7 +347,9 @@ inline bool in_destination_order(const engine_plan& e) {
 /// 11.0 -> 18.7 (17.7 -> 33.7; 10.8 -> 21.3), (1000,86,50).permute(0,2,1) (close rows, nt_rows)
 /// 7.9 -> 10.5 (13.0 -> 16.5; 9.2 -> 11.3); a streaming copy: 45-55. With the destination 12
 /// bytes off a line (medians of 3, 1 thread): 11.6 -> 21.1, 12.2 -> 22.3, 8.4 -> 12.2, and FLUX
-/// pack (4,16,256,256), whose rows of 256 bytes then start mid-line, 10.0 -> 11.9.
+/// pack (4,16,256,256), whose rows of 256 bytes then start mid-line, 10.0 -> 11.9. Where the
+/// rows lie back to back only in stretches of part of a unit (dense_stretch_rows), they stream
+/// stretch by stretch (kernels::transpose_stretches), B cut into chunks of whole stretches.
 /// Runs of wide_element_run_bytes (a strided plan of 64-byte elements, run_element) take the
 /// rules of runs above, where they then stream (as_streamed_runs); strided, they had stored
 /// plainly at 0.74-0.97 of the bench's plain loops. Intel Xeon VM, fp32, about 16 MiB, bench/ab
@@ -431,6 +457,12 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
     }
     if (dense_rows_fit(e)) {
       e.nt = e.nt_dense = true;
+      return;
+    }
+    if (const index_t rows = dense_stretch_rows(e); rows != 0) {
+      e.nt = e.nt_dense = true;
+      e.stretch_b = rows;
+      split_group_b(e, std::max(rows, transpose_chunk_b / rows * rows));
       return;
     }
     if (!rows_tiles_fit(e) || e.block_a * e.elem < nt_rows_min_bytes) return;
