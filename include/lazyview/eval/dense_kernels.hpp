@@ -10,6 +10,40 @@ namespace lazyview {
 
 namespace kernels {
 
+/// The longest block of dense_blocks, in bytes: rows of a slice or of dense_block_bytes, and a
+/// tile's more (the last).
+inline constexpr index_t dense_block_room = std::max(dense_block_bytes, dense_slice_bytes) + dense_tile_rows_bytes;
+
+/// The blocks of a dense streamed unit (transpose_dense, transpose_stretches): B indices
+/// [b_begin, b_end) across all of A in blocks of about dense_block_bytes of destination rows
+/// (or of a slice, see transpose_dense), whole stretches of `S` rows where S (if not 0) leaves a
+/// block a tile at least, the last block taking the rest (fewer than a block and a tile). Each
+/// block's tiles land at `at()`, rows back to back, then `sent(b0, b1)` sends them on; the next
+/// unit's source lines are asked for a share per block.
+template <int E, class At, class Sent>
+void dense_blocks(const engine_plan& p, const char* s, const index_t* offA, index_t b_begin, index_t b_end,
+                  index_t ahead, const unit_source& next, index_t S, At at, Sent sent) {
+  constexpr index_t T = micro<E>::T;
+  constexpr index_t visit = (dense_visit_bytes / E + T - 1) / T * T;  // rows of B
+  const index_t row = p.nA * E;
+  // a slice's destination stays in L1 while the tiles of A fill it: at most dense_slice_bytes
+  const index_t slice =
+      tile_rows_in(std::max(std::min(visit * row, dense_slice_bytes), transpose_slice_bytes), row, T);
+  const index_t most = std::max(slice, tile_rows_in(dense_block_bytes, row, T));
+  const index_t whole = S > 0 ? most / S * S : 0, rows = whole >= T ? whole : most;
+  const index_t blocks = std::max<index_t>(0, b_end - b_begin - T) / rows + 1;
+  unit_requests<E> req(next, offA, blocks);
+  for (index_t b0 = b_begin, block = 0; block < blocks; ++block) {
+    req.ask(block);
+    const index_t b1 = block + 1 == blocks ? b_end : b0 + rows;
+    char* const to = at();
+    transpose_tiles<E, true>(s, offA, p.nA, b0, b1, [to, b0, row](index_t b) { return to + (b - b0) * row; }, 0, 0,
+                             row, false, ahead, slice * row);
+    sent(b0, b1);
+    b0 = b1;
+  }
+}
+
 /// One work unit of an nt_dense plan: B indices [b_begin, b_end) across all of A. Its
 /// destination rows lie back to back (A whole, each row of B one row length past the one
 /// before), so the unit writes [d + offB[b_begin], + (b_end - b_begin) * nA * E) in order. Blocks
@@ -38,65 +72,34 @@ namespace kernels {
 template <int E>
 void transpose_dense(const engine_plan& p, const char* s, char* d, const index_t* offA, const index_t* offB,
                      index_t b_begin, index_t b_end, index_t ahead, const unit_source& next = {}) {
-  constexpr index_t T = micro<E>::T;
-  constexpr index_t visit = (dense_visit_bytes / E + T - 1) / T * T;  // rows of B
-  const index_t row = p.nA * E;
-  // a slice's destination stays in L1 while the tiles of A fill it: at most dense_slice_bytes
-  const index_t slice =
-      tile_rows_in(std::max(std::min(visit * row, dense_slice_bytes), transpose_slice_bytes), row, T);
-  const index_t rows = std::max(slice, tile_rows_in(dense_block_bytes, row, T));
-  // the longest block: rows of a slice or of dense_block_bytes, and a tile's more (the last)
-  line_writer<64, std::max(dense_block_bytes, dense_slice_bytes) + dense_tile_rows_bytes> w(d + offB[b_begin]);
-  // blocks of `rows`, the last taking the rest (fewer than rows + T)
-  const index_t blocks = std::max<index_t>(0, b_end - b_begin - T) / rows + 1;
-  unit_requests<E> req(next, offA, blocks);
-  for (index_t b0 = b_begin, block = 0; block < blocks; ++block) {
-    req.ask(block);
-    const index_t b1 = block + 1 == blocks ? b_end : b0 + rows;
-    char* const at = w.at();
-    transpose_tiles<E, true>(s, offA, p.nA, b0, b1, [at, b0, row](index_t b) { return at + (b - b0) * row; }, 0, 0,
-                             row, false, ahead, slice * row);
-    w.wrote((b1 - b0) * row);
-    b0 = b1;
-  }
+  line_writer<64, dense_block_room> w(d + offB[b_begin]);
+  dense_blocks<E>(p, s, offA, b_begin, b_end, ahead, next, 0, [&w] { return w.at(); },
+                  [&w, &p](index_t b0, index_t b1) { w.wrote((b1 - b0) * p.nA * E); });
   w.finish();
 }
 
 /// One work unit of an nt_dense plan whose rows lie back to back in stretches of p.stretch_b
 /// B indices (the first at each multiple), fewer than the unit's: B indices [b_begin, b_end)
-/// across all of A. Blocks of whole stretches, about dense_block_bytes of rows (at least a
-/// stretch or a tile), go through transpose_tiles into a buffer, rows back to back as within a
-/// stretch, and each stretch (or its piece in the block) then leaves by copy_nt: its whole lines
-/// by streaming stores, its two end lines plainly. `ahead`, `next`: as transpose_dense's.
+/// across all of A. Blocks of whole stretches (dense_blocks) fill a buffer, rows back to back as
+/// within a stretch, and each stretch (or its piece in the block) then leaves by copy_nt: its
+/// whole lines by streaming stores, its two end lines plainly. `ahead`, `next`: as
+/// transpose_dense's.
 /// Example: (20,44,46,7,15).permute(2,3,1,4,0) fp32, rows of 80 bytes in stretches of 15:
-/// blocks of 105 rows (7 stretches of 1200 bytes).
+/// blocks of 90 rows (6 stretches of 1200 bytes).
 /// @pre p.blocks_a == 1, micro<E>::T * p.nA * E <= dense_tile_rows_bytes, p.stretch_b > 0.
 template <int E>
 void transpose_stretches(const engine_plan& p, const char* s, char* d, const index_t* offA, const index_t* offB,
                          index_t b_begin, index_t b_end, index_t ahead, const unit_source& next = {}) {
-  constexpr index_t T = micro<E>::T;
-  constexpr index_t visit = (dense_visit_bytes / E + T - 1) / T * T;  // rows of B
   const index_t row = p.nA * E, S = p.stretch_b;
-  const index_t slice =
-      tile_rows_in(std::max(std::min(visit * row, dense_slice_bytes), transpose_slice_bytes), row, T);
-  const index_t most = std::max(slice, tile_rows_in(dense_block_bytes, row, T));
-  const index_t whole = most / S * S, rows = whole >= T ? whole : most;  // (whole stretches, if a tile)
-  // a block: rows, and a tile's more (the last)
-  alignas(64) char buf[std::max(dense_block_bytes, dense_slice_bytes) + dense_tile_rows_bytes];
-  const index_t blocks = std::max<index_t>(0, b_end - b_begin - T) / rows + 1;
-  unit_requests<E> req(next, offA, blocks);
-  for (index_t b0 = b_begin, block = 0; block < blocks; ++block) {
-    req.ask(block);
-    const index_t b1 = block + 1 == blocks ? b_end : b0 + rows;
-    transpose_tiles<E, true>(s, offA, p.nA, b0, b1, [&buf, b0, row](index_t b) { return buf + (b - b0) * row; }, 0,
-                             0, row, false, ahead, slice * row);
-    for (index_t j = b0; j < b1;) {
-      const index_t je = std::min(b1, (j / S + 1) * S);
-      copy_nt(buf + (j - b0) * row, d + offB[j], (je - j) * row, 64);
-      j = je;
-    }
-    b0 = b1;
-  }
+  alignas(64) char buf[dense_block_room];
+  dense_blocks<E>(p, s, offA, b_begin, b_end, ahead, next, S, [&buf] { return buf; },
+                  [&](index_t b0, index_t b1) {
+                    for (index_t j = b0; j < b1;) {
+                      const index_t je = std::min(b1, (j / S + 1) * S);
+                      copy_nt(buf + (j - b0) * row, d + offB[j], (je - j) * row, 64);
+                      j = je;
+                    }
+                  });
 }
 
 }  // namespace kernels

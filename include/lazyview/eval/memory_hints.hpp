@@ -29,8 +29,14 @@ inline bool scattered_transpose(const engine_plan& e) {
   return !dst_dense_units(e) && !src_dense;
 }
 
-inline bool line_tiles(const engine_plan& p);
 inline index_t transpose_prefetch_distance(const engine_plan& p);
+
+/// Whether a transpose is scattered or reads far-apart source rows with requests along them
+/// (transpose_prefetch_distance): such plans stream through nt_rows only with long rows past the
+/// threshold, and use_streaming_stores widens their rows where it can.
+inline bool far_or_scattered(const engine_plan& e) {
+  return scattered_transpose(e) || transpose_prefetch_distance(e) != 0;
+}
 
 /// Whether a transpose has the indices whole-line tiles need (the target has them for its
 /// element size, A a tile, B half a tile): the shape part of line_tiles, and of nt_rows.
@@ -205,13 +211,17 @@ inline bool intel_line_blocks(const engine_plan& e) { return e.tune == tuning::i
 
 /// Whether a transpose of tiled elements can stream as engine_plan::nt_dense: its units each
 /// write one dense stretch (A whole in one block, rows of consecutive B indices back to back),
-/// A is a tile wide at least, and a tile's rows fit the buffer (kernels::transpose_dense).
+/// A is a tile wide at least, and a tile's rows fit the buffer (kernels::transpose_dense);
+/// dense_tiles_fit: all but the stretch, as dense_stretch_rows needs too.
 /// Example: (86,59,45,18).permute(1,2,3,0) fp32 ((86,47790).t(), rows of 344 bytes): yes;
 /// (65,58,1119).permute(2,1,0) (rows of 260 bytes, 15080 apart): no.
-inline bool dense_rows_fit(const engine_plan& e) {
-  const index_t T = kernels::tile_of(e.elem), row = e.nA * e.elem;
+inline bool dense_tiles_fit(const engine_plan& e) {
+  const index_t T = kernels::tile_of(e.elem);
   return e.kind == engine_plan::transpose && T > 1 && e.blocks_a == 1 && e.nA >= T &&
-         T * row <= dense_tile_rows_bytes && back_to_back(e.gb, e.nb, row, 1);
+         T * e.nA * e.elem <= dense_tile_rows_bytes;
+}
+inline bool dense_rows_fit(const engine_plan& e) {
+  return dense_tiles_fit(e) && back_to_back(e.gb, e.nb, e.nA * e.elem, 1);
 }
 
 /// The B indices of a stretch, where a transpose's units write their rows back to back in
@@ -230,9 +240,8 @@ inline bool dense_rows_fit(const engine_plan& e) {
 /// (15,322):(4,60):(80,52800): 15 (stretches of 1200 bytes).
 inline constexpr index_t stretch_min_bytes = 256;
 inline index_t dense_stretch_rows(const engine_plan& e) {
-  const index_t T = kernels::tile_of(e.elem), row = e.nA * e.elem;
-  if (e.kind != engine_plan::transpose || T == 1 || e.blocks_a != 1 || e.nA < T || T * row > dense_tile_rows_bytes)
-    return 0;
+  if (!dense_tiles_fit(e)) return 0;
+  const index_t row = e.nA * e.elem;
   index_t rows = 1;
   for (int k = 0; k < e.nb && e.gb[k].ds == rows * row; ++k) rows *= e.gb[k].n;
   return rows > 1 && rows < e.nB && rows * row >= stretch_min_bytes ? rows : 0;
@@ -468,8 +477,7 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
     if (!rows_tiles_fit(e) || e.block_a * e.elem < nt_rows_min_bytes) return;
     // scattered and far-row plans: only with rows long enough to be carried from unit to unit
     // and past the caches (see above)
-    if ((scattered_transpose(e) || transpose_prefetch_distance(e) != 0) &&
-        (dst_bytes < threshold || e.nA * e.elem < nt_rows_long_row_bytes))
+    if (far_or_scattered(e) && (dst_bytes < threshold || e.nA * e.elem < nt_rows_long_row_bytes))
       return;
     e.nt = e.nt_rows = true;
     split_group_a(e, nt_rows_block_bytes, kernels::rows_tile_of(e.elem));
@@ -497,7 +505,7 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
   stream_as_grouped(e, dst, dst_bytes, nthreads);
   if (e.nt || e.kind != engine_plan::transpose || e.elem > 8 || kernels::tile_of(e.elem) == 1 ||
       e.nA * e.elem >= nt_rows_long_row_bytes || dst_bytes < streaming_threshold_of(e, nthreads) ||
-      !(scattered_transpose(e) || transpose_prefetch_distance(e) != 0))
+      !far_or_scattered(e))
     return;
   engine_plan w = e;
   w.no_narrow = false;
@@ -509,5 +517,5 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
 }  // namespace lazyview
 
 // The requests (prefetches) of the same plans; they read the predicates above, and
-// use_streaming_stores reads transpose_prefetch_distance and line_tiles, declared above.
+// far_or_scattered reads transpose_prefetch_distance, declared above.
 #include "prefetch_hints.hpp"
