@@ -168,11 +168,11 @@ bool overlaps(const fold_state<L1>& sf, const T* src, const fold_state<L2>& df, 
   return spans_intersect(src, slo, shi, dst, dlo, dhi);
 }
 
-/// Runs the memo's plan when the pair's key matches it and the spans do not overlap; false
-/// otherwise (the caller then takes the full path, which stores a new entry).
+/// Runs the memo's plan when the pair's key matches it (diff == 0) and the spans do not overlap;
+/// false otherwise (the caller then takes the full path, which stores a new entry).
 template <class T, int K>
-bool run_memo(const plan_memo<K>& m, const index_t* key, const T* src, T* dst, threads th) {
-  if (!m.valid || !same_key<K>(key, m.key) || spans_intersect(src, m.slo, m.shi, dst, m.dlo, m.dhi)) return false;
+bool run_memo(const plan_memo<K>& m, index_t diff, const T* src, T* dst, threads th) {
+  if (!m.valid || diff != 0 || spans_intersect(src, m.slo, m.shi, dst, m.dlo, m.dhi)) return false;
   if (m.engine.valid)
     run_engine_setup(m.engine.ep, m.engine.ep.kind == engine_plan::transpose ? m.engine.off : nullptr,
                      reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst),
@@ -199,10 +199,11 @@ void copy(const Src& src_expr, Dst&& dst_expr, threads th = {}) {
                 "lazyview: copy(): source and destination element types differ");
   constexpr int K = detail::key_len<S>() + detail::key_len<D>();
   constexpr bool memo = plan_memo_enabled && K > 0 && !detail::static_copy_runs_v<S, D>;
-  [[maybe_unused]] index_t key[K > 0 ? K : 1];
   if constexpr (memo) {
-    detail::write_key(dst, detail::write_key(src, key));
-    if (detail::run_memo(detail::memo_of<S, D>(), key, src.base(), dst.base(), th)) return;
+    auto& m = detail::memo_of<S, D>();
+    index_t diff = 0;
+    detail::key_differs(dst, detail::key_differs(src, m.key, diff), diff);
+    if (detail::run_memo(m, diff, src.base(), dst.base(), th)) return;
   }
   decltype(auto) sf = fold(src);
   decltype(auto) df = fold(dst);
@@ -231,7 +232,7 @@ void copy(const Src& src_expr, Dst&& dst_expr, threads th = {}) {
   } else if constexpr (memo) {
     detail::execute(sf, src.base(), df, dst.base(), th, [&](const copy_plan& p) {
       auto& m = detail::memo_of<S, D>();
-      for (int i = 0; i < K; ++i) m.key[i] = key[i];
+      detail::write_key(dst, detail::write_key(src, m.key));
       p.copy_to(m.plan);
       detail::memory_span(sf, m.slo, m.shi);
       detail::memory_span(df, m.dlo, m.dhi);

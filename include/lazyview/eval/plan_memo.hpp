@@ -47,23 +47,38 @@ constexpr int key_len() {
     return key_len<typename E::child_type>() + dynamic_args_v<std::remove_cvref_t<decltype(E::op_type::args)>>;
 }
 
+/// Calls f with each value of E's key, innermost first.
+template <class E, class F>
+constexpr void for_each_key(const E& e, F&& f) {
+  if constexpr (E::is_static) {
+    return;
+  } else if constexpr (E::depth == 0) {
+    for (int i = 0; i < E::rank; ++i) f(e.ext.sizes[i]);
+    for (int i = 0; i < E::rank; ++i) f(e.ext.strides[i]);
+  } else {
+    for_each_key(e.child, f);
+    if constexpr (!E::op_type::is_static)
+      hana::unpack(e.op.args, [&](const auto&... a) {
+        ((std::is_same_v<std::remove_cvref_t<decltype(a)>, index_t> ? void(f(to_ival(a).v)) : void()), ...);
+      });
+  }
+}
+
 /// Writes E's key at k, innermost first; returns the end.
 template <class E>
 constexpr index_t* write_key(const E& e, index_t* k) {
-  if constexpr (E::is_static) {
-    return k;
-  } else if constexpr (E::depth == 0) {
-    for (int i = 0; i < E::rank; ++i) *k++ = e.ext.sizes[i];
-    for (int i = 0; i < E::rank; ++i) *k++ = e.ext.strides[i];
-    return k;
-  } else {
-    k = write_key(e.child, k);
-    if constexpr (!E::op_type::is_static)
-      hana::unpack(e.op.args, [&](const auto&... a) {
-        ((std::is_same_v<std::remove_cvref_t<decltype(a)>, index_t> ? void(*k++ = to_ival(a).v) : void()), ...);
-      });
-    return k;
-  }
+  for_each_key(e, [&](index_t v) { *k++ = v; });
+  return k;
+}
+
+/// ORs into diff the bits in which E's key differs from the one at k (diff stays 0 where they
+/// are equal); returns where that key ends. Compared value by value as the chain is read, not
+/// written out and then compared: the compiler compared a key just written value by value with
+/// wide loads, which cannot be forwarded from those stores and wait for them.
+template <class E>
+constexpr const index_t* key_differs(const E& e, const index_t* k, index_t& diff) {
+  for_each_key(e, [&](index_t v) { diff |= v ^ *k++; });
+  return k;
 }
 
 /// An engine plan ready to run: the plan before any streaming decision (which depends on the
@@ -92,13 +107,6 @@ template <class S, class D>
 plan_memo<key_len<S>() + key_len<D>()>& memo_of() {
   constinit static thread_local plan_memo<key_len<S>() + key_len<D>()> m{};
   return m;
-}
-
-template <int K>
-bool same_key(const index_t* a, const index_t* b) {
-  index_t diff = 0;  // one branch for the whole key: the compiler vectorises the loop
-  for (int i = 0; i < K; ++i) diff |= a[i] ^ b[i];
-  return diff == 0;
 }
 
 }  // namespace detail

@@ -4,6 +4,7 @@
 #include <boost/hana/basic_tuple.hpp>
 #include <boost/hana/unpack.hpp>
 #include <string>
+#include <utility>
 
 #include "../diag/static_check.hpp"
 
@@ -70,8 +71,10 @@ struct op {
   [[no_unique_address]] std::conditional_t<is_static, no_args, Tup> args{};
 
   constexpr op() = default;
-  constexpr explicit op(const Tup& t) {
-    if constexpr (!is_static) args = t;
+  /// The op with arguments x... (written where the op lives: see node's constructor).
+  template <class... X>
+  constexpr explicit op(std::in_place_t, X... x) {
+    if constexpr (!is_static) args = Tup{x...};
   }
   constexpr Tup arguments() const {
     if constexpr (is_static)
