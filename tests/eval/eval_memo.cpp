@@ -105,6 +105,29 @@ BOOST_AUTO_TEST_CASE(same_shapes_other_pointers)
         }
 }
 
+BOOST_AUTO_TEST_CASE(nest_setups_kept_and_replaced)
+{
+    // Each shape misses once (and stores its setup), then hits at other addresses. Nest-sized
+    // shapes keep the nest's setup, the others the engine's: a hit after a shape that took the
+    // engine must not run the nest an earlier shape kept, nor a nest hit the engine's plan.
+    const auto x = make_buffer<float>(16 * 32 * 32 + 8);
+    const flux_shape shapes[] = {{1, 3, 6, 6, 1},   {1, 16, 32, 32, 1}, {1, 3, 6, 6, 1},
+                                 {1, 16, 4, 4, 1},  {1, 7, 14, 14, 1},  {1, 3, 6, 8, 1}};
+    for (auto const& s : shapes)
+        for (index_t so : {0, 3})
+            for (index_t dof : {0, 1}) {
+                const std::size_t n = static_cast<std::size_t>(s.B * s.C * s.H * s.W);
+                std::vector<float> out(n + 2, sentinel<float>());
+                pack(x.data() + so, out.data() + dof, s.B, s.C, s.H, s.W, s.th);
+                const auto ref = pack_reference(x.data() + so, s.B, s.C, s.H, s.W);
+                BOOST_TEST_CONTEXT("(" << s.B << "," << s.C << "," << s.H << "," << s.W << "), src +" << so << ", dst +" << dof)
+                {
+                    BOOST_TEST(std::equal(ref.begin(), ref.end(), out.begin() + dof));
+                    BOOST_TEST(std::count(out.begin(), out.end(), sentinel<float>()) == 2);
+                }
+            }
+}
+
 BOOST_AUTO_TEST_CASE(offsets_and_strides_change_the_key)
 {
     // Same sizes every time: only narrow's start (the plan's offset) or the leaf's strides differ.

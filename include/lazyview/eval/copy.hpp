@@ -173,7 +173,9 @@ bool overlaps(const fold_state<L1>& sf, const T* src, const fold_state<L2>& df, 
 template <class T, int K>
 bool run_memo(const plan_memo<K>& m, index_t diff, const T* src, T* dst, threads th) {
   if (!m.valid || diff != 0 || spans_intersect(src, m.slo, m.shi, dst, m.dlo, m.dhi)) return false;
-  if (m.engine.valid)
+  if (m.engine.nest.run)
+    m.engine.nest(reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst));
+  else if (m.engine.valid)
     run_engine_setup(m.engine.ep, m.engine.ep.kind == engine_plan::transpose ? m.engine.off : nullptr,
                      reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst),
                      m.plan.numel * static_cast<index_t>(sizeof(T)), th);
@@ -237,6 +239,7 @@ void copy(const Src& src_expr, Dst&& dst_expr, threads th = {}) {
       detail::memory_span(sf, m.slo, m.shi);
       detail::memory_span(df, m.dlo, m.dhi);
       m.engine.valid = false;
+      m.engine.nest.run = nullptr;
       m.valid = true;
       return &m.engine;
     });

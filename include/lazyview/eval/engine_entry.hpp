@@ -62,8 +62,9 @@ LAZYVIEW_ENGINE_LINKAGE void run_engine_setup(const engine_plan& ep, const index
 
 /// Runs a plain plan of `elem`-byte elements: the nest where takes_nest says so (up to nest_bytes,
 /// or nest_untiled_bytes for elements without a tile kernel), the engine above.
-/// `keep`, when given, receives the engine's setup where it does not depend on the destination's
-/// address (no streaming stores at this size), for the plan memo.
+/// `keep`, when given, receives the nest's setup, or the engine's where it does not depend on
+/// the destination's address (no streaming stores at this size), for the plan memo.
+/// @pre keep's nest.run is null and keep's valid is false.
 /// Example: FLUX pack (1,16,4,4) fp32, (2,2,16,2,2):(8,2,16,4,1) -> row-major, elem 4: the nest.
 LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char* dst, index_t elem, threads th,
                                        engine_setup* keep);
@@ -91,7 +92,12 @@ LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char
                                        engine_setup* keep) {
   const index_t bytes = p.numel * elem;
   if (takes_nest(p, elem)) {
-    run_nest(p, src, dst, elem);
+    if (keep) {
+      make_nest(p, elem, keep->nest);
+      keep->nest(src, dst);
+    } else {
+      run_nest(p, src, dst, elem);
+    }
     return;
   }
   // A transpose's row offsets, computed once: A's on the source side, then B's on the

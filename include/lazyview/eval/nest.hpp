@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "engine_plan.hpp"  // run_element, kernels::tile_of
+#include "plan_memo.hpp"    // detail::nest_setup
 #include "odd_kernels.hpp"
 
 namespace lazyview {
@@ -130,53 +131,68 @@ void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
   }
 }
 
+/// The nest of a single element of R bytes (a plan contiguous on both sides).
+inline void nest_bytes_only(const byte_loop*, int, const char* s, char* d, index_t R) {
+  std::memcpy(d, s, static_cast<std::size_t>(R));
+}
+
 }  // namespace kernels
 
-/// Runs a plain plan of `size`-byte elements as one loop nest: the run contiguous on both sides,
-/// if any, is one wide element, as in the engine (FLUX pack fp32: 8 bytes).
+/// The nest that runs a plain plan of `size`-byte elements: the run contiguous on both sides, if
+/// any, is one wide element, as in the engine (FLUX pack fp32: 8 bytes).
 /// @pre p.plain(), p.numel > 0.
 /// Example: (1,3,6,6) FLUX pack fp32, loops (3,3,3,2,2):(12,2,36,6,1) in the source and
-/// (36,12,4,2,1) in the destination -> elements of 8 bytes over (3,3,3,2), an odometer over the
-/// outer (3,3) around plain loops over (3,2).
-inline void run_nest(const loop_plan& p, const char* src, char* dst, index_t size) {
-  byte_loop l[max_loops];
+/// (36,12,4,2,1) in the destination -> elements of 8 bytes over (3,3,3,2), an odometer-free nest
+/// of four loops, the innermost unrolled (nest_loops<8, fixed, 2>).
+inline void make_nest(const loop_plan& p, index_t size, detail::nest_setup& ns) {
+  byte_loop* const l = ns.l;
   int n = byte_loops(p, size, l);
-  const char* s = src + p.src_offset * size;
-  char* d = dst + p.dst_offset * size;
+  ns.src_off = p.src_offset * size;
+  ns.dst_off = p.dst_offset * size;
   index_t E = size;
   if (n > 0 && l[n - 1].ss == E && l[n - 1].ds == E) {
     E *= l[n - 1].n;
     --n;
   }
-  if (n == 0) {
-    std::memcpy(d, s, static_cast<std::size_t>(E));
-    return;
-  }
+  ns.n = n;
+  ns.elem = E;
   using kernels::move_kind;
   using kernels::nest_loops;
+  if (n == 0) {
+    ns.run = kernels::nest_bytes_only;
+    return;
+  }
   // Fixed sizes, with the innermost loop unrolled where it is 2, 3 or 4 long.
-  auto fixed = [&]<int F>() {
+  auto fixed = [&]<int F>() -> detail::nest_setup::kernel {
     switch (l[n - 1].n) {
-      case 2: nest_loops<F, move_kind::fixed, 2>(l, n, s, d, E); return;
-      case 3: nest_loops<F, move_kind::fixed, 3>(l, n, s, d, E); return;
-      case 4: nest_loops<F, move_kind::fixed, 4>(l, n, s, d, E); return;
-      default: nest_loops<F, move_kind::fixed>(l, n, s, d, E); return;
+      case 2: return nest_loops<F, move_kind::fixed, 2>;
+      case 3: return nest_loops<F, move_kind::fixed, 3>;
+      case 4: return nest_loops<F, move_kind::fixed, 4>;
+      default: return nest_loops<F, move_kind::fixed>;
     }
   };
   switch (E) {
-    case 1: fixed.template operator()<1>(); return;
-    case 2: fixed.template operator()<2>(); return;
-    case 4: fixed.template operator()<4>(); return;
-    case 8: fixed.template operator()<8>(); return;
-    case 16: fixed.template operator()<16>(); return;
-    case 32: fixed.template operator()<32>(); return;
-    case 64: fixed.template operator()<64>(); return;
+    case 1: ns.run = fixed.template operator()<1>(); return;
+    case 2: ns.run = fixed.template operator()<2>(); return;
+    case 4: ns.run = fixed.template operator()<4>(); return;
+    case 8: ns.run = fixed.template operator()<8>(); return;
+    case 16: ns.run = fixed.template operator()<16>(); return;
+    case 32: ns.run = fixed.template operator()<32>(); return;
+    case 64: ns.run = fixed.template operator()<64>(); return;
     default: break;
   }
   if (E > 2 && E < 64)
-    kernels::with_odd_class(E, [&]<int K>() { nest_loops<K, move_kind::odd>(l, n, s, d, E); });
+    kernels::with_odd_class(E, [&]<int K>() { ns.run = nest_loops<K, move_kind::odd>; });
   else
-    nest_loops<1, move_kind::bytes>(l, n, s, d, E);
+    ns.run = nest_loops<1, move_kind::bytes>;
+}
+
+/// Runs a plain plan of `size`-byte elements as one loop nest (make_nest).
+/// @pre p.plain(), p.numel > 0.
+inline void run_nest(const loop_plan& p, const char* src, char* dst, index_t size) {
+  detail::nest_setup ns;
+  make_nest(p, size, ns);
+  ns(src, dst);
 }
 
 }  // namespace lazyview

@@ -10,8 +10,11 @@
 // check: the sizes matched and the destination was a view when the entry was stored, and the
 // pointers, which the key leaves out, enter only the overlap test, which a hit still makes.
 //
-// An entry is about 6 KB of thread-local storage (a plain plan, the engine's plan, 256 offsets)
-// per pair of chain types that copy() meets, on each thread that copies them.
+// A hit runs what the miss kept: a small copy's loop nest in bytes with its kernel chosen, or the
+// engine's plan and offset tables (engine_setup), so it neither plans nor converts anything.
+//
+// An entry is about 6.7 KB of thread-local storage (a plain plan, the nest's setup, the engine's
+// plan, 256 offsets) per pair of chain types that copy() meets, on each thread that copies them.
 #include <type_traits>
 
 #include "../expr/node.hpp"
@@ -81,11 +84,29 @@ constexpr const index_t* key_differs(const E& e, const index_t* k, index_t& diff
   return k;
 }
 
-/// An engine plan ready to run: the plan before any streaming decision (which depends on the
+/// A small plain copy ready to run as a loop nest (eval/nest.hpp's make_nest): its loops in bytes
+/// and the instantiation of kernels::nest_loops that moves its elements, so that a memo hit runs
+/// it without converting loops or choosing a kernel again.
+/// Example: FLUX pack (1,3,6,6) fp32 -> elem 8, loops (3,3,3,2):(48,8,144,24):(144,48,16,8),
+/// run = nest_loops<8, fixed, 2>.
+struct nest_setup {
+  using kernel = void (*)(const byte_loop* l, int n, const char* s, char* d, index_t elem);
+  kernel run;  ///< null where none is kept
+  int n;
+  index_t elem, src_off, dst_off;  ///< bytes
+  byte_loop l[max_loops];          ///< outermost first, [0, n)
+
+  /// Runs the nest, src and dst pointing where the plan's offsets count from.
+  void operator()(const char* src, char* dst) const { run(l, n, src + src_off, dst + dst_off, elem); }
+};
+
+/// A plain plan ready to run: the nest's setup where the plan runs as a nest (nest.run set),
+/// else, where valid, the engine's plan before any streaming decision (which depends on the
 /// destination's address) and a transpose's row offsets, when they fit.
 struct engine_setup {
   static constexpr int max_offsets = 256;
   bool valid;
+  nest_setup nest;
   engine_plan ep;
   index_t off[max_offsets];  ///< A's nA source offsets, then B's nB destination offsets
 };
