@@ -238,8 +238,6 @@ void copy(const Src& src_expr, Dst&& dst_expr, threads th = {}) {
       p.copy_to(m.plan);
       detail::memory_span(sf, m.slo, m.shi);
       detail::memory_span(df, m.dlo, m.dhi);
-      m.engine.valid = false;
-      m.engine.nest.run = nullptr;
       m.valid = true;
       return &m.engine;
     });

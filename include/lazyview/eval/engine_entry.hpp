@@ -63,8 +63,9 @@ LAZYVIEW_ENGINE_LINKAGE void run_engine_setup(const engine_plan& ep, const index
 /// Runs a plain plan of `elem`-byte elements: the nest where takes_nest says so (up to nest_bytes,
 /// or nest_untiled_bytes for elements without a tile kernel), the engine above.
 /// `keep`, when given, receives the nest's setup, or the engine's where it does not depend on
-/// the destination's address (no streaming stores at this size), for the plan memo.
-/// @pre keep's nest.run is null and keep's valid is false.
+/// the destination's address (no streaming stores at this size), for the plan memo; whichever it
+/// does not receive is marked absent (nest.run null, valid false), so a memo entry never keeps
+/// the setup of an earlier plan.
 /// Example: FLUX pack (1,16,4,4) fp32, (2,2,16,2,2):(8,2,16,4,1) -> row-major, elem 4: the nest.
 LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char* dst, index_t elem, threads th,
                                        engine_setup* keep);
@@ -93,6 +94,7 @@ LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char
   const index_t bytes = p.numel * elem;
   if (takes_nest(p, elem)) {
     if (keep) {
+      keep->valid = false;
       make_nest(p, elem, keep->nest);
       keep->nest(src, dst);
     } else {
@@ -117,6 +119,10 @@ LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char
     return off;
   };
   std::vector<index_t> heap;
+  if (keep) {
+    keep->nest.run = nullptr;
+    keep->valid = false;  // past never_streams_below the plan depends on the destination: not kept
+  }
   if (keep && bytes < never_streams_below) {
     // Built where the memo keeps it (a plan is 2 KB; copying it in cost a missed call 3%).
     static_assert(std::is_trivially_destructible_v<engine_plan>, "built over the old one without destroying it");
