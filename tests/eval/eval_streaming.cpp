@@ -1,7 +1,7 @@
 // Copies that stream: transposes that read and write in pieces from 2 MiB of destination, others
-// and long runs from 12 MiB. The buffered transpose kernel with non-temporal stores and the
-// long-run copy against a reference loop; which plans stream; copy() into an owning tensor
-// passed as a plain lvalue.
+// and long runs from 12 MiB (on one thread, transposes with rows on lines from 8 MiB). The
+// buffered transpose kernel with non-temporal stores and the long-run copy against a reference
+// loop; which plans stream; copy() into an owning tensor passed as a plain lvalue.
 #include "eval_common.hpp"
 
 #include <array>
@@ -109,19 +109,30 @@ BOOST_AUTO_TEST_CASE(streaming_choice) {
   BOOST_TEST(p.nt == nt);
   if (p.nt) BOOST_TEST(p.block_a * p.elem % 64 == 0);  // 192-byte rows: blocks of 128 and 64
   // One side of each unit dense: under the zen tuning in place below 12 MiB (10.3 MiB), streamed
-  // from it (15.5 MiB), at 1 and 2 threads alike; under intel from 4 MiB (3.5 MiB in place), or on
-  // one thread from 2 MiB (1.75 MiB in place), where 24-byte elements keep 4 MiB.
+  // from it (15.5 MiB), but on one thread from 8 MiB where the destination rows are whole lines
+  // on lines and whole-line tiles take them (rows_on_lines; 7.9 MiB in place); under intel from
+  // 4 MiB (3.5 MiB in place), or on one thread from 2 MiB (1.75 MiB in place), where 24-byte
+  // elements keep 4 MiB.
   auto pack = [&](index_t B, index_t W) {
     return from_blob(x, {B, 16, 256, W}).view(B, 16, 128, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5).reshape(B, 128 * W / 2, 64);
   };
   {
     tuning_scope const zen{tuning::zen};
+    const auto six = [&](index_t n) { return from_blob(x, {n, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4); };
+    // whole-line tiles (AVX-512) that would stream on one thread
+    const auto lines = [&](unsigned th, int E) { return nt && th == 1 && kernels::line_tile_of(E) > 1; };
     for (unsigned const th : {1u, 2u}) {
-      BOOST_TEST(!streaming_plan(from_blob(x, {4, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d, th).nt);
-      BOOST_TEST(streaming_plan(from_blob(x, {6, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d, th).nt == nt);
-      BOOST_TEST(!streaming_plan(pack(2, 256), d, th).nt);
+      BOOST_TEST(streaming_plan(six(4), d, th).nt == lines(th, 4));  // rows of 144 fp32
+      BOOST_TEST(streaming_plan(six(6), d, th).nt == nt);
+      BOOST_TEST(!streaming_plan(pack(2, 254), d, th).nt);
+      BOOST_TEST(streaming_plan(pack(2, 256), d, th).nt == lines(th, 8));
       BOOST_TEST(streaming_plan(pack(4, 256), d, th).nt == nt);
     }
+    // rows of 256 bytes off lines (d + 1: 4 bytes on), and a narrow transpose (source rows of 2
+    // fp32, 8 MiB): in place below 12 MiB on one thread too
+    BOOST_TEST(!streaming_plan(pack(2, 256), d + 1).nt);
+    BOOST_TEST(!streaming_plan(from_blob(x, {1048576, 2}).t(), d).nt);
+    BOOST_TEST(streaming_plan(pack(3, 256), d + 1).nt == nt);
   }
   tuning_scope const intel{tuning::intel};
   BOOST_TEST(streaming_plan(from_blob(x, {4, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d, 2).nt == nt);

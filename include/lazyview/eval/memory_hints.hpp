@@ -389,7 +389,7 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
     if (r.nt) e = r;
     return;
   }
-  const index_t threshold = streaming_threshold_of(e, nthreads);
+  const index_t threshold = streaming_threshold_of(e, dst, nthreads);
   if (!kernels::have_nt || dst_bytes < (scattered_transpose(e) ? scattered_streaming_threshold : threshold))
     return;
   const index_t align = e.kind == engine_plan::transpose ? 64 : 32;
@@ -440,9 +440,7 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
       return;
     }
     if (e.elem > 8 || kernels::tile_of(e.elem) == 1) return;
-    aligned = aligned && (e.nA * e.elem) % 64 == 0;
-    for (int k = 0; k < e.nb; ++k) aligned = aligned && e.gb[k].ds % 64 == 0;
-    if (aligned) {
+    if (rows_on_lines(e, dst)) {
       e.nt = true;
       e.pairs = intel_line_blocks(e);
       const index_t pair = e.pairs ? 2 : 1;
@@ -504,7 +502,7 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
 inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes, unsigned nthreads = 1) {
   stream_as_grouped(e, dst, dst_bytes, nthreads);
   if (e.nt || e.kind != engine_plan::transpose || e.elem > 8 || kernels::tile_of(e.elem) == 1 ||
-      e.nA * e.elem >= nt_rows_long_row_bytes || dst_bytes < streaming_threshold_of(e, nthreads) ||
+      e.nA * e.elem >= nt_rows_long_row_bytes || dst_bytes < streaming_threshold_of(e, dst, nthreads) ||
       !far_or_scattered(e))
     return;
   engine_plan w = e;

@@ -3,8 +3,10 @@
 // tuning and kind of plan, with the measurements that set them. Whether a plan of that size then
 // streams, and how, is eval/memory_hints.hpp's (use_streaming_stores).
 #include <algorithm>
+#include <cstdint>
 
 #include "engine_plan.hpp"
+#include "narrow.hpp"
 
 namespace lazyview {
 
@@ -16,7 +18,8 @@ namespace lazyview {
 /// (24,40,1024).permute(2,1,0), (112,45,8,104).permute(3,2,1,0), ...) ran at 0.45-0.57 of memcpy
 /// in place against 0.80-1.00 streamed (9 shuffled runs, medians; at 1 MiB, still in cache, the
 /// same either way). Where one side of a unit is dense, in place holds up longer and keeps its
-/// output in cache: bf16 FLUX at 8 MiB, writing in order, lost 3-7% streamed. Those, and long
+/// output in cache: on an earlier VM bf16 FLUX at 8 MiB, writing in order, lost 3-7% streamed
+/// (but see zen_one_thread_threshold below). Those, and long
 /// runs, stream from streaming_threshold, 12 MiB: there source and destination together fill
 /// three quarters of a 32 MiB last-level cache, and the 13-17 MiB permutations of the benchmark
 /// all fall on one side of it. On a 2-core Zen 5 VM (1 thread, GB/s, medians of 5 alternated
@@ -24,6 +27,27 @@ namespace lazyview {
 /// threads), and (6,19,19,9,16,13).permute(2,5,1,0,3,4), 15.5 MiB and reading 7.5 KiB at a time,
 /// 35 -> 36 (55 -> 62 at 2); on an earlier machine, with the older tiles, the latter had
 /// measured 0.97 of memcpy in place against 0.86 streamed, hence a threshold of 16 MiB then.
+/// On one thread, though, a transpose whose destination rows are whole lines on lines
+/// (rows_on_lines: its whole-line tiles, where the target has them (AVX-512), stream straight
+/// from registers) streams under zen from
+/// zen_one_thread_threshold, 8 MiB. There one core's source and destination (16 MiB) sit in a
+/// last-level cache that other tenants' cores share, and in place its speed swung with their
+/// load. On a 2-core Zen 4 VM (AVX-512, L3 32 MiB), 1 thread, ratio to a memcpy of the same bytes
+/// (three medians of 15 x 10 copies per process, builds alternated), in place -> streamed, in
+/// one hour (and in the next, the neighbours quieter): FLUX pack bf16 (4,16,256,256), 8 MiB,
+/// 0.34-0.57 -> 0.81-1.97 (0.62-0.82 -> 0.69-0.76), unpack 0.33-0.45 -> 0.71-0.77 (0.50-0.66 ->
+/// 0.61-0.67); fp32 (2,16,256,256) pack 0.32-0.49 -> 0.78-0.94 (0.55-0.82 -> 0.81-0.87), unpack
+/// 0.31-0.49 -> 0.74-0.92 (0.64-0.80 -> 0.67-0.77); bf16 (5,16,256,256) pack 0.38-0.52 ->
+/// 0.99-1.86; fp32 (64,128,256).permute(0,2,1) 0.52-0.64 -> 0.73-0.76,
+/// (4,19,19,9,16,13).permute(2,5,1,0,3,4) (10.3 MiB) 0.42-0.47 -> 0.70-0.73,
+/// (16,512,256).permute(0,2,1) 0.51-0.53 -> 0.64-0.66, (128,128,128).permute(0,2,1) 0.60-0.68 ->
+/// 0.76-0.78, (8,1024,256).permute(0,2,1) 0.50-0.56 -> 0.58. Not narrow transposes
+/// ((1048576,2).t() fp32 0.73-0.80 in place, 0.69-0.71 streamed), nor rows off lines (FLUX into
+/// dst + 4 bytes, through the dense buffer: fp32 pack 0.45-0.67 in place, 0.32-0.49 streamed),
+/// nor two threads (ratio to a 2-thread copy, in place against streamed: FLUX bf16 pack
+/// (4,16,256,256) 2.4-2.9 against 1.7-1.9, fp32 (2,16,256,256) pack 1.9-2.1 against 1.5-1.6,
+/// unpack 2.2 against 1.2-1.5), nor 6 MiB (bf16 (3,16,256,256) pack 0.76-0.79 in place,
+/// 0.63-0.65 streamed).
 /// The thresholds are constants, not sizes derived from the last-level cache the machine
 /// reports: on a 2-core Intel Xeon VM (Emerald Rapids; L2 2 MiB, L3 reported 300 MiB) a plain
 /// copy ran 20-26 GB/s with ordinary stores from 2 to 32 MiB against 25-34 streamed (1 thread,
@@ -66,19 +90,21 @@ namespace lazyview {
 /// 1.63)), and so did longer ones ((1161,6,656).permute(1,0,2), 2624-byte runs, 1.00 streamed
 /// against 0.89 in place on 1 thread).
 /// The intel tuning takes intel_streaming_threshold, intel_one_thread_threshold and
-/// intel_run_streaming_threshold, the zen one streaming_threshold, unless a build defines
-/// -DLAZYVIEW_STREAMING_THRESHOLD=bytes, which then holds for all four (likewise
+/// intel_run_streaming_threshold, the zen one streaming_threshold and zen_one_thread_threshold,
+/// unless a build defines -DLAZYVIEW_STREAMING_THRESHOLD=bytes, which then holds for all five (likewise
 /// LAZYVIEW_SCATTERED_STREAMING_THRESHOLD, which both tunings share).
 #ifdef LAZYVIEW_STREAMING_THRESHOLD
 inline constexpr index_t streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
 inline constexpr index_t intel_streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
 inline constexpr index_t intel_one_thread_threshold = LAZYVIEW_STREAMING_THRESHOLD;
 inline constexpr index_t intel_run_streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
+inline constexpr index_t zen_one_thread_threshold = LAZYVIEW_STREAMING_THRESHOLD;
 #else
 inline constexpr index_t streaming_threshold = index_t{12} << 20;
 inline constexpr index_t intel_streaming_threshold = index_t{4} << 20;
 inline constexpr index_t intel_one_thread_threshold = index_t{2} << 20;
 inline constexpr index_t intel_run_streaming_threshold = index_t{20} << 20;
+inline constexpr index_t zen_one_thread_threshold = index_t{8} << 20;
 #endif
 #ifndef LAZYVIEW_SCATTERED_STREAMING_THRESHOLD
 #define LAZYVIEW_SCATTERED_STREAMING_THRESHOLD (index_t{2} << 20)
@@ -89,17 +115,37 @@ inline constexpr index_t scattered_streaming_threshold = LAZYVIEW_SCATTERED_STRE
 /// eval/copy.hpp).
 inline constexpr index_t never_streams_below =
     std::min({streaming_threshold, intel_streaming_threshold, intel_one_thread_threshold,
-              intel_run_streaming_threshold, scattered_streaming_threshold});
+              intel_run_streaming_threshold, zen_one_thread_threshold, scattered_streaming_threshold});
 
-/// The size from which a plan's destination streams, scattered transposes (from
+/// Whether transpose e's destination rows (the A group of every B index and outer iteration,
+/// from `dst`) all start on a cache line and are whole lines long: then its whole-line tiles
+/// can stream straight from registers. Example: FLUX pack bf16 (4,16,256,256) into a 64-byte
+/// aligned buffer: rows of 32 4-byte elements (128 bytes) at multiples of 128: yes; from dst + 4:
+/// no.
+inline bool rows_on_lines(const engine_plan& e, const void* dst) {
+  if (e.kind != engine_plan::transpose || e.nA * e.elem % 64 != 0) return false;
+  bool on = (reinterpret_cast<std::uintptr_t>(dst) + static_cast<std::uintptr_t>(e.dst_off)) % 64 == 0;
+  for (int k = 0; k < e.nouter; ++k) on = on && e.outer[k].ds % 64 == 0;
+  for (int k = 0; k < e.nb; ++k) on = on && e.gb[k].ds % 64 == 0;
+  return on;
+}
+
+/// The size from which a plan's destination (at `dst`) streams, scattered transposes (from
 /// scattered_streaming_threshold) and, under intel, gathered runs (from
-/// intel_run_streaming_threshold, see use_streaming_stores) aside: by its tuning,
-/// and under intel by the threads the copy runs on (`nthreads`, at least 1) for transposes of
-/// power-of-two elements.
-/// Example, intel: FLUX pack bf16 (1,16,256,256) (2 MiB): 2 MiB at 1 thread (it streams), 4 MiB at
-/// 2; (300,300,6).permute(1,0,2) fp32 (24-byte elements): 4 MiB at either.
-inline index_t streaming_threshold_of(const engine_plan& e, unsigned nthreads = 1) {
-  if (e.tune != tuning::intel) return streaming_threshold;
+/// intel_run_streaming_threshold, see use_streaming_stores) aside: by its tuning, and by the
+/// threads the copy runs on (`nthreads`, at least 1) for transposes of power-of-two elements
+/// (under zen only those whose whole-line tiles, AVX-512's, would stream: rows_on_lines, not
+/// narrow).
+/// Example, zen: FLUX pack bf16 (4,16,256,256) (8 MiB) into a 64-byte aligned buffer: 8 MiB at
+/// 1 thread (it streams), 12 MiB at 2 or into dst + 4 bytes. Intel: FLUX pack bf16
+/// (1,16,256,256) (2 MiB): 2 MiB at 1 thread (it streams), 4 MiB at 2;
+/// (300,300,6).permute(1,0,2) fp32 (24-byte elements): 4 MiB at either.
+inline index_t streaming_threshold_of(const engine_plan& e, const void* dst, unsigned nthreads = 1) {
+  if (e.tune != tuning::intel) {
+    const bool line_tiles = e.elem <= 8 && kernels::line_tile_of(static_cast<int>(e.elem)) > 1 &&
+                            narrow_transpose(e) == narrow_kind::none && rows_on_lines(e, dst);
+    return nthreads <= 1 && line_tiles ? zen_one_thread_threshold : streaming_threshold;
+  }
   const bool pow2_transpose = e.kind == engine_plan::transpose && is_pow2_upto64(e.elem);
   return nthreads <= 1 && pow2_transpose ? intel_one_thread_threshold : intel_streaming_threshold;
 }
