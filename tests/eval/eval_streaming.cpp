@@ -149,6 +149,26 @@ BOOST_AUTO_TEST_CASE(streaming_choice) {
   BOOST_TEST(streaming_plan(from_blob(x, {300, 300, 12}).permute(1, 0, 2), d).nt == nt);  // 4.1 MB
 }
 
+// lines_aligned and rows_on_lines against the addresses a plan's rows start at: FLUX pack fp32
+// (2,16,256,256) (8-byte elements, destination rows of 256 bytes) from an aligned buffer, 4 and
+// 32 bytes on; (1000,1000).t() (rows of 4000 bytes, not whole lines); a copy of runs, no transpose.
+BOOST_AUTO_TEST_CASE(rows_on_lines_by_address) {
+  std::vector<float> in(1);
+  const float* x = in.data();
+  tensor<float, 1> out({64});  // 64-byte aligned
+  const float* d = out.data();
+  const auto pack = from_blob(x, {2, 16, 256, 256}).view(2, 16, 128, 2, 128, 2).permute(0, 2, 4, 1, 3, 5);
+  const engine_plan p = plan_of(pack, 4);
+  BOOST_TEST((p.kind == engine_plan::transpose && p.elem == 8 && p.nA * p.elem == 256));
+  BOOST_TEST((lines_aligned(p, d, 64) && rows_on_lines(p, d)));
+  BOOST_TEST((!lines_aligned(p, d + 1, 64) && !lines_aligned(p, d + 1, 32) && !rows_on_lines(p, d + 1)));
+  BOOST_TEST((!lines_aligned(p, d + 8, 64) && lines_aligned(p, d + 8, 32) && !rows_on_lines(p, d + 8)));
+  const engine_plan t = plan_of(from_blob(x, {1000, 1000}).t(), 4);
+  BOOST_TEST((lines_aligned(t, d, 64) && !rows_on_lines(t, d)));
+  const engine_plan r = plan_of(from_blob(x, {64, 8, 256}).permute(1, 0, 2), 4);
+  BOOST_TEST((r.kind == engine_plan::run && lines_aligned(r, d, 64) && !rows_on_lines(r, d)));
+}
+
 // Under the intel tuning, on one thread, transposes stream from 2 MiB: FLUX pack bf16
 // (1,16,256,256) (whole-line tiles), and (1000,700).t() fp32 into a destination 32 bytes off a
 // line (nt_rows, rows of 4000 bytes), against reference loops.

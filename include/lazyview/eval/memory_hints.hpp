@@ -374,10 +374,11 @@ inline bool in_destination_order(const engine_plan& e) {
 /// destination order already, gathered and in place ran alike, in place a little ahead on one
 /// thread: paired speed-ups (48,4096,20) 0.84x (1.03x), (64,2048,32) 0.98x (1.10x), bf16
 /// (64,2048,64) 1.08x (1.19x). So those stay in place. The plain loop ran at 0.20-0.34 (0.32-0.65).
-/// `nthreads`: the threads the copy runs on, which the intel tuning's threshold reads
-/// (streaming_threshold_of). These rules take the groups as make_engine_plan grew them;
-/// use_streaming_stores then widens A where they leave rows too short.
-inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes, unsigned nthreads) {
+/// `threshold`: streaming_threshold_of(e, dst, nthreads), which use_streaming_stores reads too;
+/// `nthreads`: the threads the copy runs on. These rules take the groups as make_engine_plan grew
+/// them; use_streaming_stores then widens A where they leave rows too short.
+inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes, unsigned nthreads,
+                              index_t threshold) {
   if (wide_element_runs(e) && dst_bytes >= never_streams_below) {
     // Runs of 65 to 256 bytes stream as runs; in place they keep the loop of wide elements. Tried
     // on a copy (a plan is 2 KB), only where it may stream: this runs on every copy's call.
@@ -385,17 +386,13 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
     engine_plan r = e;
     as_streamed_runs(r);
     if (r.run_bytes < wide_element_run_bytes && in_destination_order(r)) return;
-    stream_as_grouped(r, dst, dst_bytes, nthreads);
+    stream_as_grouped(r, dst, dst_bytes, nthreads, streaming_threshold_of(r, dst, nthreads));
     if (r.nt) e = r;
     return;
   }
-  const index_t threshold = streaming_threshold_of(e, dst, nthreads);
   if (!kernels::have_nt || dst_bytes < (scattered_transpose(e) ? scattered_streaming_threshold : threshold))
     return;
-  const index_t align = e.kind == engine_plan::transpose ? 64 : 32;
-  const auto base = reinterpret_cast<std::uintptr_t>(dst) + static_cast<std::uintptr_t>(e.dst_off);
-  bool aligned = base % static_cast<std::uintptr_t>(align) == 0;
-  for (int k = 0; k < e.nouter; ++k) aligned = aligned && e.outer[k].ds % align == 0;
+  const bool aligned = lines_aligned(e, dst, e.kind == engine_plan::transpose ? 64 : 32);
   if (e.kind == engine_plan::run) {
     e.nt = aligned && e.run_bytes >= 256;
     const bool intel_in_place = e.tune == tuning::intel && !e.nt && e.run_bytes < intel_in_place_run_bytes;
@@ -499,16 +496,18 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
 /// ((5,15,37,12,15,8) and (5,15,37,10,15,10) of the same permutation) gained as well, 1.18x
 /// and 1.21x at 1 thread (medians of 5); shorter, the tiles of nt_rows do not fit it
 /// (rows_tiles_fit) and the plan stays as grouped.
+/// (A plan that stream_as_grouped leaves in place keeps its threshold: only a narrow split off
+/// lines is marked no_narrow there, and its rows are not on lines either way.)
 inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_bytes, unsigned nthreads = 1) {
-  stream_as_grouped(e, dst, dst_bytes, nthreads);
+  const index_t threshold = streaming_threshold_of(e, dst, nthreads);
+  stream_as_grouped(e, dst, dst_bytes, nthreads, threshold);
   if (e.nt || e.kind != engine_plan::transpose || e.elem > 8 || kernels::tile_of(e.elem) == 1 ||
-      e.nA * e.elem >= nt_rows_long_row_bytes || dst_bytes < streaming_threshold_of(e, dst, nthreads) ||
-      !far_or_scattered(e))
+      e.nA * e.elem >= nt_rows_long_row_bytes || dst_bytes < threshold || !far_or_scattered(e))
     return;
   engine_plan w = e;
   w.no_narrow = false;
   if (!widen_group_a(w, nt_rows_long_row_bytes)) return;
-  stream_as_grouped(w, dst, dst_bytes, nthreads);
+  stream_as_grouped(w, dst, dst_bytes, nthreads, streaming_threshold_of(w, dst, nthreads));
   if (w.nt) e = w;
 }
 

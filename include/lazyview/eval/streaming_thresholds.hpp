@@ -29,25 +29,24 @@ namespace lazyview {
 /// measured 0.97 of memcpy in place against 0.86 streamed, hence a threshold of 16 MiB then.
 /// On one thread, though, a transpose whose destination rows are whole lines on lines
 /// (rows_on_lines: its whole-line tiles, where the target has them (AVX-512), stream straight
-/// from registers) streams under zen from
-/// zen_one_thread_threshold, 8 MiB. There one core's source and destination (16 MiB) sit in a
-/// last-level cache that other tenants' cores share, and in place its speed swung with their
-/// load. On a 2-core Zen 4 VM (AVX-512, L3 32 MiB), 1 thread, ratio to a memcpy of the same bytes
-/// (three medians of 15 x 10 copies per process, builds alternated), in place -> streamed, in
-/// one hour (and in the next, the neighbours quieter): FLUX pack bf16 (4,16,256,256), 8 MiB,
-/// 0.34-0.57 -> 0.81-1.97 (0.62-0.82 -> 0.69-0.76), unpack 0.33-0.45 -> 0.71-0.77 (0.50-0.66 ->
-/// 0.61-0.67); fp32 (2,16,256,256) pack 0.32-0.49 -> 0.78-0.94 (0.55-0.82 -> 0.81-0.87), unpack
-/// 0.31-0.49 -> 0.74-0.92 (0.64-0.80 -> 0.67-0.77); bf16 (5,16,256,256) pack 0.38-0.52 ->
-/// 0.99-1.86; fp32 (64,128,256).permute(0,2,1) 0.52-0.64 -> 0.73-0.76,
-/// (4,19,19,9,16,13).permute(2,5,1,0,3,4) (10.3 MiB) 0.42-0.47 -> 0.70-0.73,
-/// (16,512,256).permute(0,2,1) 0.51-0.53 -> 0.64-0.66, (128,128,128).permute(0,2,1) 0.60-0.68 ->
-/// 0.76-0.78, (8,1024,256).permute(0,2,1) 0.50-0.56 -> 0.58. Not narrow transposes
-/// ((1048576,2).t() fp32 0.73-0.80 in place, 0.69-0.71 streamed), nor rows off lines (FLUX into
-/// dst + 4 bytes, through the dense buffer: fp32 pack 0.45-0.67 in place, 0.32-0.49 streamed),
-/// nor two threads (ratio to a 2-thread copy, in place against streamed: FLUX bf16 pack
-/// (4,16,256,256) 2.4-2.9 against 1.7-1.9, fp32 (2,16,256,256) pack 1.9-2.1 against 1.5-1.6,
-/// unpack 2.2 against 1.2-1.5), nor 6 MiB (bf16 (3,16,256,256) pack 0.76-0.79 in place,
-/// 0.63-0.65 streamed).
+/// from registers) streams under zen from zen_one_thread_threshold, 8 MiB. There one core's
+/// source and destination (16 MiB) sit in a last-level cache that other tenants' cores share,
+/// and in place its speed swung with their load. On a 2-core Zen 4 VM (AVX-512, L3 32 MiB), 1
+/// thread, ratio to a memcpy of the same bytes (three medians of 15 x 10 copies per process,
+/// builds alternated), in place -> streamed, in one hour (and in the next, the neighbours
+/// quieter): FLUX pack bf16 (4,16,256,256), 8 MiB, 0.34-0.57 -> 0.81-1.97 (0.62-0.82 ->
+/// 0.69-0.76), unpack 0.33-0.45 -> 0.71-0.77 (0.50-0.66 -> 0.61-0.67); fp32 (2,16,256,256) pack
+/// 0.32-0.49 -> 0.78-0.94 (0.55-0.82 -> 0.81-0.87), unpack 0.31-0.49 -> 0.74-0.92 (0.64-0.80 ->
+/// 0.67-0.77); bf16 (5,16,256,256) pack 0.38-0.52 -> 0.99-1.86; fp32
+/// (64,128,256).permute(0,2,1) 0.52-0.64 -> 0.73-0.76, (4,19,19,9,16,13).permute(2,5,1,0,3,4)
+/// (10.3 MiB) 0.42-0.47 -> 0.70-0.73, (16,512,256).permute(0,2,1) 0.51-0.53 -> 0.64-0.66,
+/// (128,128,128).permute(0,2,1) 0.60-0.68 -> 0.76-0.78, (8,1024,256).permute(0,2,1) 0.50-0.56
+/// -> 0.58. Not narrow transposes ((1048576,2).t() fp32 0.73-0.80 in place, 0.69-0.71
+/// streamed), nor rows off lines (FLUX into dst + 4 bytes, through the dense buffer: fp32 pack
+/// 0.45-0.67 in place, 0.32-0.49 streamed), nor two threads (ratio to a 2-thread copy, in place
+/// against streamed: FLUX bf16 pack (4,16,256,256) 2.4-2.9 against 1.7-1.9, fp32 (2,16,256,256)
+/// pack 1.9-2.1 against 1.5-1.6, unpack 2.2 against 1.2-1.5), nor 6 MiB (bf16 (3,16,256,256)
+/// pack 0.76-0.79 in place, 0.63-0.65 streamed).
 /// The thresholds are constants, not sizes derived from the last-level cache the machine
 /// reports: on a 2-core Intel Xeon VM (Emerald Rapids; L2 2 MiB, L3 reported 300 MiB) a plain
 /// copy ran 20-26 GB/s with ordinary stores from 2 to 32 MiB against 25-34 streamed (1 thread,
@@ -91,8 +90,8 @@ namespace lazyview {
 /// against 0.89 in place on 1 thread).
 /// The intel tuning takes intel_streaming_threshold, intel_one_thread_threshold and
 /// intel_run_streaming_threshold, the zen one streaming_threshold and zen_one_thread_threshold,
-/// unless a build defines -DLAZYVIEW_STREAMING_THRESHOLD=bytes, which then holds for all five (likewise
-/// LAZYVIEW_SCATTERED_STREAMING_THRESHOLD, which both tunings share).
+/// unless a build defines -DLAZYVIEW_STREAMING_THRESHOLD=bytes, which then holds for all five
+/// (likewise LAZYVIEW_SCATTERED_STREAMING_THRESHOLD, which both tunings share).
 #ifdef LAZYVIEW_STREAMING_THRESHOLD
 inline constexpr index_t streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
 inline constexpr index_t intel_streaming_threshold = LAZYVIEW_STREAMING_THRESHOLD;
@@ -117,17 +116,27 @@ inline constexpr index_t never_streams_below =
     std::min({streaming_threshold, intel_streaming_threshold, intel_one_thread_threshold,
               intel_run_streaming_threshold, zen_one_thread_threshold, scattered_streaming_threshold});
 
+/// Whether plan e's destination base (`dst` + e.dst_off) and every outer loop's destination
+/// stride are multiples of `align` bytes: then every work unit starts as aligned as the first.
+/// Example: FLUX pack bf16 (4,16,256,256) into a 64-byte aligned buffer, outer
+/// (4,128):(2 Mi,1 Ki):(2 Mi,16 Ki) in bytes, align 64: yes; from dst + 4: no.
+inline bool lines_aligned(const engine_plan& e, const void* dst, index_t align) {
+  const auto base = reinterpret_cast<std::uintptr_t>(dst) + static_cast<std::uintptr_t>(e.dst_off);
+  bool on = base % static_cast<std::uintptr_t>(align) == 0;
+  for (int k = 0; k < e.nouter; ++k) on = on && e.outer[k].ds % align == 0;
+  return on;
+}
+
 /// Whether transpose e's destination rows (the A group of every B index and outer iteration,
 /// from `dst`) all start on a cache line and are whole lines long: then its whole-line tiles
 /// can stream straight from registers. Example: FLUX pack bf16 (4,16,256,256) into a 64-byte
 /// aligned buffer: rows of 32 4-byte elements (128 bytes) at multiples of 128: yes; from dst + 4:
 /// no.
 inline bool rows_on_lines(const engine_plan& e, const void* dst) {
-  if (e.kind != engine_plan::transpose || e.nA * e.elem % 64 != 0) return false;
-  bool on = (reinterpret_cast<std::uintptr_t>(dst) + static_cast<std::uintptr_t>(e.dst_off)) % 64 == 0;
-  for (int k = 0; k < e.nouter; ++k) on = on && e.outer[k].ds % 64 == 0;
-  for (int k = 0; k < e.nb; ++k) on = on && e.gb[k].ds % 64 == 0;
-  return on;
+  if (e.kind != engine_plan::transpose || e.nA * e.elem % 64 != 0 || !lines_aligned(e, dst, 64)) return false;
+  for (int k = 0; k < e.nb; ++k)
+    if (e.gb[k].ds % 64 != 0) return false;
+  return true;
 }
 
 /// The size from which a plan's destination (at `dst`) streams, scattered transposes (from
