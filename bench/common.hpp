@@ -128,8 +128,9 @@ case_buffers& buffers_for(std::size_t bytes);
 
 // ---- threads ------------------------------------------------------------------------------------
 
-/// A persistent pool for the baselines and the plain loops (workers block on a futex between
-/// calls), so that the memcpy baseline at 2 threads pays no thread start.
+/// A persistent pool for the baselines and the plain loops, so that the memcpy baseline at 2
+/// threads pays no thread start; its workers wait between calls as lazyview's do (a bounded
+/// spin, then a futex).
 /// run(n, f) calls f(i, n) for i in [0, n), i == 0 on the caller.
 void pool_run(int n, const std::function<void(int, int)>& f);
 
