@@ -442,6 +442,37 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_place_order)
     narrowed(std::uint16_t{}, 300, 2048, 2043);
 }
 
+BOOST_AUTO_TEST_CASE(line_tiles_in_half_steps)
+{
+    // In place, 4-byte elements go in steps of 8 rows of B by half tiles where a step's 16
+    // destination rows fall in at most 4 L1 sets and a tile's 16 source rows in 16
+    // (lv::half_steps_in_place): FLUX unpack bf16 of (1,C,H,W) with H * W * 2 bytes a multiple
+    // of 4 KiB (rows of one channel pair 2W bytes apart, channels H * W * 2: 2 sets); not its
+    // pack (tiles of A), fp32 (8-byte elements) or transposes whose source rows crowd too.
+    bool const have = lv::kernels::line_tile_of(4) > 1;
+    std::vector<std::uint16_t> in(1);
+    std::uint16_t const* x = in.data();
+    auto const unpack = [&](index_t C, index_t H, index_t W) {
+        return lv::from_blob(x, {1, H / 2, W / 2, C, 2, 2}).permute(0, 3, 1, 4, 2, 5);
+    };
+    auto const half = plan_of(unpack(16, 128, 128), 2);
+    BOOST_TEST((half.elem == 4 && half.nA == 64 && half.nB == 32 && !half.tiles_of_a && half.half_steps == have));
+    BOOST_TEST(plan_of(unpack(11, 128, 80), 2).half_steps == have);
+    BOOST_TEST(!plan_of(unpack(12, 40, 72), 2).half_steps);  // channels 5760 bytes apart: 16 sets
+    BOOST_TEST(!plan_of(unpack(16, 128, 128), 4).half_steps);  // fp32: 8-byte elements
+    auto const pack = plan_of(lv::from_blob(x, {1, 16, 64, 2, 64, 2}).permute(0, 2, 4, 1, 3, 5), 2);
+    BOOST_TEST((pack.elem == 4 && pack.tiles_of_a == have && !pack.half_steps));
+    std::vector<float> f(1);
+    BOOST_TEST(!plan_of(lv::from_blob(f.data(), {512, 512}).t(), 4).half_steps);
+    BOOST_TEST(!plan_of(lv::from_blob(f.data(), {256, 1024}).t(), 4).half_steps);
+
+    // Values at 1, 2 and 0 threads, into destinations at 16 mod 64: B of 32 (whole steps), 22
+    // (the last step moved back over rows done) and A of 40 (the last tile moved back).
+    check_permuted<6, std::uint16_t>({1, 64, 64, 16, 2, 2}, {0, 3, 1, 4, 2, 5});
+    check_permuted<6, std::uint16_t>({1, 64, 40, 11, 2, 2}, {0, 3, 1, 4, 2, 5});
+    check_permuted<6, std::uint16_t>({2, 32, 32, 12, 2, 2}, {0, 3, 1, 4, 2, 5});
+}
+
 BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_plans)
 {
     tuning_scope const zen{lv::tuning::zen};  // (the requests and blocks stated here: the zen tuning's)

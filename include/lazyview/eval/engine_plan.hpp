@@ -73,6 +73,8 @@ struct engine_plan {
   index_t blocks_b = 1;    ///< kind transpose: chunks of B; blocks_a * blocks_b units per outer
   bool tiles_of_a = false; ///< kind transpose: whole-line tiles in place go tile of A by tile,
                            ///< each sweeping B (tiles_of_a_in_place)
+  bool half_steps = false; ///< kind transpose, 4-byte elements: whole-line tiles in place go in
+                           ///< steps of 8 rows of B, half tiles (half_steps_in_place)
   bool panels = false;     ///< with nt, whole-line tiles over far-apart source rows: units of
                            ///< two lines of B across a panel of A, run panel by panel, each tile
                            ///< of A sweeping its B (far_row_panels)
@@ -265,6 +267,36 @@ inline bool tiles_of_a_in_place(const engine_plan& e) {
   return kernels::sweep_source_rows(T, TB, oa, ob);
 }
 
+/// Whether whole-line tiles of 4-byte elements in place, steps of B each sweeping A (not
+/// tiles_of_a), go in steps of 8 rows of B by half tiles (kernels::line_micro<4>::half_tile, 16
+/// x 8): where the 16 destination rows of a step fall in at most 4 L1 sets (line address mod
+/// 64) while the 16 source rows of a tile fall in 16 (a unit's A, of at most
+/// transpose_direct_bytes, then reads at most 16 KiB of source lines a step). Then a whole
+/// tile's 16 stores, 4 or more to a set, evict each other's lines on their way in; half tiles
+/// store half as many to each set, and the second half of each source line is still in L1 at
+/// the next step. Harness, FLUX unpack bf16 (1,16,128,128) (4-byte elements; A 64, destination
+/// rows 256 bytes apart in pairs 32 KiB apart: 2 sets), 2-core Zen 4 VM, GB/s (read + written),
+/// minimum of 1000 runs in one process, two processes: the kernel in whole tiles 69-72, in half
+/// tiles 88-89; memcpy 103-104; with the rows 33024 bytes apart instead of 32 KiB (16 sets),
+/// whole tiles 91-93. Source rows that crowd their sets too lost with half tiles, each source
+/// line read again from L2 a sweep later ((512,512).t() fp32, 2 sets each side: 64-69 -> 36;
+/// (128,2048).t() 42 -> 24; (256,1024).t() 50 -> 24).
+/// Example: FLUX unpack bf16 (1,16,128,128): yes; FLUX unpack fp32 (8-byte elements, steps of
+/// 8 rows already): no; (512,512).t() fp32: no.
+inline bool half_steps_in_place(const engine_plan& e) {
+  const auto [T, TB] = kernels::line_tile_extent_of(e.elem);
+  if (e.elem != 4 || T != 16 || TB != 16 || e.tiles_of_a || e.nA < T || e.nB < TB) return false;
+  index_t oa[16], ob[16];
+  kernels::group_offsets(e.ga, e.na, true, oa, T);
+  kernels::group_offsets(e.gb, e.nb, false, ob, TB);
+  std::uint64_t src = 0, dst = 0;
+  for (int i = 0; i < 16; ++i) {
+    src |= std::uint64_t{1} << ((oa[i] >> 6) & 63);
+    dst |= std::uint64_t{1} << ((ob[i] >> 6) & 63);
+  }
+  return std::popcount(dst) <= 4 && std::popcount(src) == 16;
+}
+
 /// The wide element that a run of R bytes contiguous on both sides becomes (make_engine_plan):
 /// the run itself where it is a power of two up to 64 bytes or shorter than 64 (an odd run is
 /// moved by two overlapping power-of-two moves, kernels::copy_odd, or along a destination row
@@ -413,6 +445,7 @@ inline bool widen_group_a(engine_plan& e, index_t bytes) {
   split_group_a(e, transpose_direct_bytes);
   split_group_b(e, transpose_chunk_b);
   e.tiles_of_a = tiles_of_a_in_place(e);
+  e.half_steps = half_steps_in_place(e);
   return true;
 }
 
@@ -497,6 +530,7 @@ inline engine_plan make_engine_plan(const loop_plan& p, index_t size) {
       split_group_a(e, e.nA <= 32 ? e.nA * E : 8 * E);
     split_group_b(e, transpose_chunk_b);
     e.tiles_of_a = tiles_of_a_in_place(e);
+    e.half_steps = half_steps_in_place(e);
     return e;
   }
   e.kind = engine_plan::strided;

@@ -85,7 +85,8 @@ LAZYVIEW_ALWAYS_INLINE inline void paired_tiles(L line, D drow) {
 /// units of a chunk, see line_carry, or stored plainly). Per TB rows of B, the destination row
 /// pointers are built once and the tiles sweep A; in place, where the unit's source rows crowd
 /// fewer cache sets than its destination rows (sweep_source_rows), each tile of A sweeps B
-/// instead (engine_plan::tiles_of_a), and so do streamed panels (engine_plan::panels).
+/// instead (engine_plan::tiles_of_a), and so do streamed panels (engine_plan::panels). In place,
+/// steps of B may go by half tiles, half as many rows each (engine_plan::half_steps).
 /// `next` (if its s is set): while the unit runs it asks for the source lines of the unit that
 /// runs after it, a few of its rows per step of B or tile of A (unit_requests): (4096,4096).t() fp32
 /// streamed, on a 2-core Zen 5 VM, ran
@@ -127,7 +128,11 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
       ((Out == line_out::in_place && p.tiles_of_a) || (NT && p.panels)) && b_end - b_begin >= TB;
   index_t tiles_a = 0;
   if (a_major) for_tiles_a<T>(na, head, [&](index_t) { ++tiles_a; });
-  unit_requests<E> req(next, offA, a_major ? tiles_a : steps);
+  // in place, 4-byte elements: steps of TB / 2 rows of B in half tiles, where a step's TB
+  // destination rows crowd a few L1 sets (engine_plan::half_steps)
+  constexpr index_t TH = TB / 2;
+  const bool half = Out == line_out::in_place && E == 4 && Wide && p.half_steps && !a_major;
+  unit_requests<E> req(next, offA, a_major ? tiles_a : half ? (b_end - b_begin + TH - 1) / TH : steps);
   // rows b, b+1, ... b+rows-1 of B across the unit's A; rows [0, skip) land in the buffer
   // but do not go out (register tiles' last step, moved back)
   const auto step_at = [&]<bool Part>(index_t b, int rows, int skip = 0) {
@@ -214,6 +219,22 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
                                                   [&](int i) { return dc + offB[bb + i]; });
         }
       });
+      return;
+    }
+  }
+  if constexpr (Out == line_out::in_place && E == 4 && Wide) {
+    if (half) {
+      for (index_t b = b_begin, step = 0;; b += TH, ++step) {
+        req.ask(step);
+        const index_t bb = std::min(b, b_end - TH);  // a last step short of TH: moved back
+        char* drows[TH];
+        for (int i = 0; i < TH; ++i) drows[i] = dcol + offB[bb + i];
+        const char* const sb = s + bb * E;
+        for_tiles_a<T>(na, head, [&](index_t a) {
+          line_micro<E>::half_tile([&](int i) { return sb + oa[a + i]; }, [&](int j) { return drows[j] + a * E; });
+        });
+        if (b + TH >= b_end) break;
+      }
       return;
     }
   }

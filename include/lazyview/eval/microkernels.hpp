@@ -291,6 +291,45 @@ struct line_micro<4> {
       if (!Part || row < nb) out(row, v);
     });
   }
+  /// Half a tile along B: 16 (A) x 8 (B) four-byte elements, from 32 bytes of each of the 16
+  /// source rows s(i) to one whole line of each of the 8 destination rows d(j), by plain stores.
+  /// For steps of B whose 16 destination rows crowd few L1 sets (engine_plan::half_steps).
+  /// Source rows i and 4 + i (and 8 + i, 12 + i) share a register, so that the in-lane stages
+  /// of an 8 x 8 transpose leave column c of rows 0-3 and 4-7 in lanes 0 and 2 of one register
+  /// and of rows 8-11 and 12-15 in another's, which one lane shuffle joins in order.
+  template <class S, class D>
+  LAZYVIEW_ALWAYS_INLINE static void half_tile(S s, D d) {
+    __m512 r[8], t[8];
+    // rows i and j in the low and high halves (vinsertf64x4: AVX-512F, where vinsertf32x8 needs DQ)
+    const auto two = [&](int i, int j) {
+      const __m256d lo = _mm256_loadu_pd(reinterpret_cast<const double*>(s(i)));
+      const __m256d hi = _mm256_loadu_pd(reinterpret_cast<const double*>(s(j)));
+      return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(lo), hi, 1));
+    };
+    LAZYVIEW_UNROLL
+    for (int i = 0; i < 4; ++i) {
+      r[i] = two(i, 4 + i);
+      r[4 + i] = two(8 + i, 12 + i);
+    }
+    LAZYVIEW_UNROLL
+    for (int i = 0; i < 8; i += 2) {
+      t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+      t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    // r[g + c], g = 0 or 4: column c of four rows in lanes 0 and 2, column 4 + c in lanes 1, 3
+    LAZYVIEW_UNROLL
+    for (int g = 0; g < 8; g += 4) {
+      r[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+      r[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
+      r[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+      r[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+    }
+    LAZYVIEW_UNROLL
+    for (int c = 0; c < 4; ++c) {
+      put<false>(d(c), _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88));
+      put<false>(d(4 + c), _mm512_shuffle_f32x4(r[c], r[4 + c], 0xDD));
+    }
+  }
 };
 
 /// 8 x 8 eight-byte elements: an in-lane unpack, then two 128-bit-lane stages. `Part`: as for
