@@ -37,8 +37,8 @@ DTYPES = OrderedDict([
 LOOPS = ("loop", "loop_srcorder", "loop_flux_literal2")
 
 IMPL_NOTES = OrderedDict([
-    ("memcpy", "`std::memcpy` of the same bytes (2 threads: two halves on a persistent pool; below 1 MiB one thread, "
-               "as lazyview does)"),
+    ("memcpy", "`std::memcpy` of the same bytes (2 threads: two halves on a persistent pool whose workers wait "
+               "between calls as lazyview's do, a 100 us spin before sleeping; below 1 MiB one thread, as lazyview does)"),
     ("stream_copy", "non-temporal stores of the same bytes (AVX-512/AVX/SSE2 `stream` intrinsics), same split"),
     ("loop", "plain nested loop, run-time sizes, destination order (gather); 2 threads split the first dim with >= 2 iterations on the same pool (below 1 MiB one thread)"),
     ("loop_srcorder", "the same loop in source order (scatter)"),

@@ -227,26 +227,33 @@ inline void put(char* d, __m512d v) {
 inline __m512 load_as(const char* s, __m512) { return _mm512_load_ps(reinterpret_cast<const float*>(s)); }
 inline __m512d load_as(const char* s, __m512d) { return _mm512_load_pd(reinterpret_cast<const double*>(s)); }
 
-/// The 16 x 16 transpose of four-byte lanes that ends the tiles of 4-, 2- and 1-byte elements:
-/// r[i] holds row i; out(c, v) receives column c (lane i of v: lane c of r[i]). Two in-lane
-/// stages (unpack, shuffle) build 4 x 4 blocks, two 128-bit-lane stages gather each column.
-/// r is used as scratch.
-template <class Out>
-LAZYVIEW_ALWAYS_INLINE inline void transpose_16x16_lanes4(__m512 (&r)[16], Out&& out) {
-  __m512 t[16];
+/// The 4 x 4 transposes within each 128-bit lane of N rows of four-byte lanes (N a multiple of
+/// 4), in two stages (unpack, shuffle): r[i] holds row i before, and r[4g + c] holds rows 4g to
+/// 4g + 3 of column c of every 128-bit lane after (lane l: column 4l + c). t is scratch.
+template <int N>
+LAZYVIEW_ALWAYS_INLINE inline void transpose_4x4_in_lanes(__m512 (&r)[N], __m512 (&t)[N]) {
   LAZYVIEW_UNROLL
-  for (int i = 0; i < 16; i += 2) {
+  for (int i = 0; i < N; i += 2) {
     t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
     t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
   }
-  // r[4g + c]: rows 4g..4g+3 of column c of every 128-bit lane
   LAZYVIEW_UNROLL
-  for (int i = 0; i < 16; i += 4) {
+  for (int i = 0; i < N; i += 4) {
     r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
     r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
     r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
     r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
   }
+}
+
+/// The 16 x 16 transpose of four-byte lanes that ends the tiles of 4-, 2- and 1-byte elements:
+/// r[i] holds row i; out(c, v) receives column c (lane i of v: lane c of r[i]). Two in-lane
+/// stages (transpose_4x4_in_lanes) build 4 x 4 blocks, two 128-bit-lane stages gather each
+/// column. r is used as scratch.
+template <class Out>
+LAZYVIEW_ALWAYS_INLINE inline void transpose_16x16_lanes4(__m512 (&r)[16], Out&& out) {
+  __m512 t[16];
+  transpose_4x4_in_lanes(r, t);
   LAZYVIEW_UNROLL
   for (int c = 0; c < 4; ++c) {
     t[c] = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88);
@@ -311,19 +318,8 @@ struct line_micro<4> {
       r[i] = two(i, 4 + i);
       r[4 + i] = two(8 + i, 12 + i);
     }
-    LAZYVIEW_UNROLL
-    for (int i = 0; i < 8; i += 2) {
-      t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-      t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-    }
     // r[g + c], g = 0 or 4: column c of four rows in lanes 0 and 2, column 4 + c in lanes 1, 3
-    LAZYVIEW_UNROLL
-    for (int g = 0; g < 8; g += 4) {
-      r[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
-      r[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
-      r[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
-      r[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
-    }
+    transpose_4x4_in_lanes(r, t);
     LAZYVIEW_UNROLL
     for (int c = 0; c < 4; ++c) {
       put<false>(d(c), _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88));
