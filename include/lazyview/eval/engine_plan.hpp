@@ -156,6 +156,14 @@ inline void group_offsets(const byte_loop* g, int ng, bool src_side, index_t* ou
   }
 }
 
+/// How many L1 sets (line address mod 64) the n rows at byte offsets off[0..n) start in.
+/// Example: rows at 0, 256, 32768, 33024, ... (16 rows): 2.
+inline int l1_sets(const index_t* off, int n) {
+  std::uint64_t sets = 0;
+  for (int i = 0; i < n; ++i) sets |= std::uint64_t{1} << ((off[i] >> 6) & 63);
+  return std::popcount(sets);
+}
+
 /// Whether whole-line tiles in place (kernels::transpose_lines) go tile of A by tile, each
 /// sweeping B (its T source rows read along, a line further per step), rather than step of B by
 /// step, each sweeping A (its TB destination rows written along): whether a first tile's source
@@ -172,10 +180,7 @@ inline void group_offsets(const byte_loop* g, int ng, bool src_side, index_t* ou
 /// Example: source rows at 0, 256, 32768, 33024, ... (16 rows, 2 sets), destination rows 128
 /// bytes apart (16 sets): tiles of A.
 inline bool sweep_source_rows(int T, int TB, const index_t* oa, const index_t* ob) {
-  std::uint64_t src = 0, dst = 0;
-  for (int i = 0; i < T; ++i) src |= std::uint64_t{1} << ((oa[i] >> 6) & 63);
-  for (int i = 0; i < TB; ++i) dst |= std::uint64_t{1} << ((ob[i] >> 6) & 63);
-  return std::popcount(src) * TB < std::popcount(dst) * T;
+  return l1_sets(oa, T) * TB < l1_sets(ob, TB) * T;
 }
 
 /// A-extent of the whole-line tiles for E-byte elements (1: none on this target).
@@ -289,12 +294,7 @@ inline bool half_steps_in_place(const engine_plan& e) {
   index_t oa[16], ob[16];
   kernels::group_offsets(e.ga, e.na, true, oa, T);
   kernels::group_offsets(e.gb, e.nb, false, ob, TB);
-  std::uint64_t src = 0, dst = 0;
-  for (int i = 0; i < 16; ++i) {
-    src |= std::uint64_t{1} << ((oa[i] >> 6) & 63);
-    dst |= std::uint64_t{1} << ((ob[i] >> 6) & 63);
-  }
-  return std::popcount(dst) <= 4 && std::popcount(src) == 16;
+  return kernels::l1_sets(ob, TB) <= 4 && kernels::l1_sets(oa, T) == T;
 }
 
 /// The wide element that a run of R bytes contiguous on both sides becomes (make_engine_plan):

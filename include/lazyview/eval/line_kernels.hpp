@@ -130,8 +130,10 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   if (a_major) for_tiles_a<T>(na, head, [&](index_t) { ++tiles_a; });
   // in place, 4-byte elements: steps of TB / 2 rows of B in half tiles, where a step's TB
   // destination rows crowd a few L1 sets (engine_plan::half_steps)
+  // (a_major and half_steps exclude each other: half_steps_in_place asks for steps of B)
+  constexpr bool can_half = Out == line_out::in_place && E == 4 && Wide;
   constexpr index_t TH = TB / 2;
-  const bool half = Out == line_out::in_place && E == 4 && Wide && p.half_steps && !a_major;
+  const bool half = can_half && p.half_steps;
   unit_requests<E> req(next, offA, a_major ? tiles_a : half ? (b_end - b_begin + TH - 1) / TH : steps);
   // rows b, b+1, ... b+rows-1 of B across the unit's A; rows [0, skip) land in the buffer
   // but do not go out (register tiles' last step, moved back)
@@ -222,7 +224,7 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
       return;
     }
   }
-  if constexpr (Out == line_out::in_place && E == 4 && Wide) {
+  if constexpr (can_half) {
     if (half) {
       for (index_t b = b_begin, step = 0;; b += TH, ++step) {
         req.ask(step);
