@@ -256,6 +256,75 @@ BOOST_AUTO_TEST_CASE(long_runs_in_either_loop_order)
     }
 }
 
+BOOST_AUTO_TEST_CASE(runs_split_into_pieces_for_threads)
+{
+    // Runs of two pages and more are work units of about a page each (engine_plan::run_pieces),
+    // so that threads share a copy of few long runs, a contiguous one above all. A range of units
+    // copies its pieces of each run as one, starting and ending on a line of the destination.
+    struct run_case {
+        std::array<index_t, 3> sizes;
+        bool swap;       // permute(1, 0, 2), else contiguous: one run
+        index_t pieces;  // per run
+    };
+    for (run_case const& c : {run_case{{1, 1, (index_t{1} << 18) + 3}, false, 256},  // 1 MiB + 12 bytes
+                              run_case{{4, 3, 700}, false, 8},                       // 33600 bytes
+                              run_case{{5, 3, 3000}, true, 2},                       // 15 runs of 12000 bytes
+                              run_case{{2, 3, 2047}, true, 1}}) {                    // runs under two pages: whole
+        auto const& n = c.sizes;
+        std::array<index_t, 3> const out = c.swap ? std::array<index_t, 3>{n[1], n[0], n[2]} : n;
+        auto buf = make_buffer<float>(n[0] * n[1] * n[2] + 1);
+        float* const p = buf.data() + 1;
+        auto const e = lv::from_blob(p, {n[0], n[1], n[2]}).permute(c.swap ? 1 : 0, c.swap ? 0 : 1, 2);
+        std::string const what = "(" + std::to_string(n[0]) + "," + std::to_string(n[1]) + "," + std::to_string(n[2]) + ")" +
+                                 (c.swap ? ".permute(1,0,2)" : "");
+        index_t const N = numel_of(out), run = c.swap ? n[2] : N;  // elements per run
+        std::vector<float> dst(static_cast<std::size_t>(N + 1));
+        float* const d = dst.data() + 1;  // 4 bytes past a line, at most
+        auto const plan = lv::make_plan(lv::physical(lv::fold(e)), lv::physical(lv::fold(lv::from_blob(d, {out[0], out[1], out[2]}))));
+        lv::engine_plan const ep = lv::make_engine_plan(plan, sizeof(float));
+        std::vector<float> want(static_cast<std::size_t>(N));
+        lv::copy(e, lv::from_blob(want.data(), {out[0], out[1], out[2]}));
+        BOOST_TEST_CONTEXT(what)
+        {
+            BOOST_TEST((ep.kind == lv::engine_plan::run && ep.run_bytes == 4 * run && ep.run_pieces == c.pieces));
+            BOOST_TEST(ep.work_units() == N / run * c.pieces);
+            // Splits of the units in two: the first range alone writes whole runs and a prefix of
+            // one more that ends on a line of the destination; the second range the rest.
+            index_t const U = ep.work_units();
+            for (index_t k : {index_t{1}, U / 3 + 1, U / 2, U - 1}) {
+                if (k <= 0 || k >= U) continue;
+                std::fill(dst.begin(), dst.end(), -1.0f);
+                lv::run_engine(ep, reinterpret_cast<char const*>(p), reinterpret_cast<char*>(d), 0, k, nullptr, nullptr);
+                index_t whole = 0, partial = 0;
+                for (index_t r = 0; r < N / run; ++r) {
+                    float const* const at = d + r * run;
+                    index_t w = 0;
+                    while (w < run && at[w] != -1.0f) ++w;
+                    index_t rest = 0;
+                    for (index_t i = w; i < run; ++i) rest += at[i] != -1.0f;
+                    BOOST_TEST(rest == 0, "split at " << k << ": run " << r << " written past a gap");
+                    if (w == run) ++whole;
+                    if (w > 0 && w < run) {
+                        ++partial;
+                        BOOST_TEST(reinterpret_cast<std::uintptr_t>(at + w) % 64 == 0u, "split at " << k << " ends mid-line");
+                    }
+                }
+                BOOST_TEST(whole == k / c.pieces, "split at " << k);
+                BOOST_TEST(partial == (k % c.pieces != 0 ? 1 : 0), "split at " << k);
+                lv::run_engine(ep, reinterpret_cast<char const*>(p), reinterpret_cast<char*>(d), k, U, nullptr, nullptr);
+                BOOST_TEST(std::equal(want.begin(), want.end(), d), "split at " << k);
+                BOOST_TEST(dst[0] == -1.0f);
+            }
+            check_eval<float>(e, out,
+                              [&](index_t f) {
+                                  index_t const k = f % out[2], j = (f / out[2]) % out[1], i = f / (out[2] * out[1]);
+                                  return c.swap ? p[(j * n[1] + i) * n[2] + k] : p[f];
+                              },
+                              what);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(odd_element_rows_apart)
 {
     // (2,40,20,4,10,14).permute(2,3,4,0,1,5) in fp32, 3.6 MB: elements of 14 floats (56 bytes,

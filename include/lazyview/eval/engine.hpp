@@ -24,7 +24,7 @@ namespace lazyview {
 /// every index of group B (group_offsets), for transposes.
 inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t first, index_t last,
                        const index_t* offA, const index_t* offB) {
-  const index_t units_per_outer = p.kind == engine_plan::transpose ? p.blocks_a * p.blocks_b : 1;
+  const index_t units_per_outer = p.units_per_outer();
   index_t idx[max_loops]{};
   index_t outer_it = first / units_per_outer;
   index_t rem = outer_it;
@@ -58,15 +58,24 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   for (index_t u = first; u < last;) {
     // one outer iteration (or part of it)
     switch (p.kind) {
-      case engine_plan::run:
-        if (p.nt) {
-          kernels::copy_nt(s, d, p.run_bytes, nt_head);
-        } else {
-          if (ahead != 0) kernels::prefetch_for_write(d + ahead, p.run_bytes);
-          std::memcpy(d, s, static_cast<std::size_t>(p.run_bytes));
+      case engine_plan::run: {
+        // this range's pieces of the run, as one copy
+        const index_t j_first = u % units_per_outer, j_last = std::min(units_per_outer, j_first + (last - u));
+        index_t b0 = 0, b1 = p.run_bytes;
+        if (units_per_outer > 1) {
+          b0 = kernels::run_cut(d, p.run_bytes, units_per_outer, j_first);
+          b1 = kernels::run_cut(d, p.run_bytes, units_per_outer, j_last);
         }
-        ++u;
+        if (p.nt) {
+          kernels::copy_nt(s + b0, d + b0, b1 - b0, nt_head);
+        } else {
+          if (ahead != 0) kernels::prefetch_for_write(d + b0 + ahead, b1 - b0);
+          std::memcpy(d + b0, s + b0, static_cast<std::size_t>(b1 - b0));
+        }
+        u += j_last - j_first;
+        if (j_last < units_per_outer) continue;  // the range ended inside this run
         break;
+      }
       case engine_plan::strided:
         if (cut_run > 64) {
           kernels::strided_runs(s, d, cut_run, p.inner2);

@@ -30,6 +30,16 @@ inline bool odometer_step(const byte_loop* l, int n, index_t* idx, const char*& 
   return false;
 }
 
+/// Where piece j of a run of R bytes at destination d begins, of `pieces` (engine_plan::run_pieces):
+/// at j * R / pieces, moved on to the next line of the destination, so that threads sharing a run
+/// never write parts of one line (nor a streamed line in part). cut(0) = 0, cut(pieces) = R.
+/// Example: R 8192, 2 pieces, d 16 bytes past a line: cuts 0, 4144, 8192.
+inline index_t run_cut(const char* d, index_t R, index_t pieces, index_t j) {
+  if (j == 0 || j == pieces) return j == 0 ? 0 : R;
+  const auto at = reinterpret_cast<std::uintptr_t>(d) + static_cast<std::uintptr_t>(j * (R / pieces));
+  return std::min(R, static_cast<index_t>(((at + 63) & ~std::uintptr_t{63}) - reinterpret_cast<std::uintptr_t>(d)));
+}
+
 /// Where prefetch_line asks for a line: l1, every level (PREFETCHT0); l2, the second level only
 /// (PREFETCHT1), for lines wanted well ahead of their loads, so many at once that the first level's
 /// few miss buffers (24 on Zen 4) would cap the reads in flight, and its 32 KiB would evict them,

@@ -44,6 +44,8 @@ struct engine_plan {
   enum kind_t { run, transpose, strided } kind = run;
   int elem = 1;            ///< bytes per (wide) element
   index_t run_bytes = 0;   ///< kind run: contiguous bytes per outer iteration
+  index_t run_pieces = 1;  ///< kind run: work units per outer iteration, pieces of about
+                           ///< run_piece_bytes that threads share (split_runs)
   int nouter = 0;
   byte_loop outer[max_loops];  ///< outermost first
   int na = 0, nb = 0;
@@ -90,7 +92,11 @@ struct engine_plan {
   }
   /// kind transpose: the bytes it moves (on each side).
   index_t transpose_bytes() const { return outer_count() * nA * nB * elem; }
-  index_t work_units() const { return outer_count() * (kind == transpose ? blocks_a * blocks_b : 1); }
+  /// Work units of one outer iteration: blocks of a transpose, pieces of a run.
+  index_t units_per_outer() const {
+    return kind == transpose ? blocks_a * blocks_b : kind == run ? run_pieces : 1;
+  }
+  index_t work_units() const { return outer_count() * units_per_outer(); }
 };
 
 namespace kernels {
@@ -368,6 +374,21 @@ inline void order_runs(engine_plan& e) {
   for (int i = 0; i < n; ++i) e.outer[i] = by_src[i];
 }
 
+/// Runs of at least twice this many bytes are cut into pieces of about this many (whole lines of
+/// the destination at run time, kernels::run_cut), each a work unit, so that threads share runs
+/// that are fewer than the threads or too few to balance: a contiguous copy() was one run, one
+/// unit, and ran on one thread whatever threads{} asked (64 MiB fp32: 21-22 GB/s at 1 and 2
+/// threads on the 2-core Zen 4 VM of docs/benchmarks.md). A thread takes the pieces of its
+/// share of an outer iteration as one copy, so a piece adds no call; a page keeps the shares
+/// within a page of even.
+inline constexpr index_t run_piece_bytes = 4096;
+
+/// Sets e.run_pieces for a run plan: run_bytes / run_piece_bytes pieces where that is two or more.
+/// Example: a contiguous copy of 1 MiB: (one outer iteration) 256 pieces, 256 work units.
+inline void split_runs(engine_plan& e) {
+  e.run_pieces = e.kind == engine_plan::run && !e.gather ? std::max<index_t>(1, e.run_bytes / run_piece_bytes) : 1;
+}
+
 /// Runs of more than 64 bytes and up to this many are cut into wide elements in place
 /// (run_element: 68 bytes into 17 of 4, 256 into 4 of 64; a strided plan, which never streams,
 /// moved by kernels::strided_runs) but may stream as runs where use_streaming_stores streams them
@@ -472,6 +493,7 @@ inline engine_plan make_engine_plan(const loop_plan& p, index_t size) {
       e.nouter = n;
       for (int k = 0; k < n; ++k) e.outer[k] = l[k];
       order_runs(e);
+      split_runs(e);
       return e;
     }
   }
