@@ -62,7 +62,7 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
         // this range's pieces of the run, as one copy
         const index_t j_first = u % units_per_outer, j_last = std::min(units_per_outer, j_first + (last - u));
         index_t b0 = 0, b1 = p.run_bytes;
-        if (units_per_outer > 1) {
+        if (units_per_outer > 1) {  // else the cuts are 0 and R: one test for millions of short runs
           b0 = kernels::run_cut(d, p.run_bytes, units_per_outer, j_first);
           b1 = kernels::run_cut(d, p.run_bytes, units_per_outer, j_last);
         }

@@ -303,6 +303,14 @@ inline bool half_steps_in_place(const engine_plan& e) {
   return kernels::l1_sets(ob, TB) <= 4 && kernels::l1_sets(oa, T) == T;
 }
 
+/// Sets the order of whole-line tiles in place for a transpose plan whose blocks are final:
+/// tiles of A first where they sweep source rows, else steps of B, by half tiles where
+/// half_steps_in_place says so (it reads e.tiles_of_a, hence one function for the pair).
+inline void choose_tile_order(engine_plan& e) {
+  e.tiles_of_a = tiles_of_a_in_place(e);
+  e.half_steps = half_steps_in_place(e);
+}
+
 /// The wide element that a run of R bytes contiguous on both sides becomes (make_engine_plan):
 /// the run itself where it is a power of two up to 64 bytes or shorter than 64 (an odd run is
 /// moved by two overlapping power-of-two moves, kernels::copy_odd, or along a destination row
@@ -384,9 +392,13 @@ inline void order_runs(engine_plan& e) {
 inline constexpr index_t run_piece_bytes = 4096;
 
 /// Sets e.run_pieces for a run plan: run_bytes / run_piece_bytes pieces where that is two or more.
+/// @pre e.kind == engine_plan::run.
 /// Example: a contiguous copy of 1 MiB: (one outer iteration) 256 pieces, 256 work units.
+/// Gathered runs (use_streaming_stores, later) are short enough to keep one piece, so
+/// kernels::gather_runs may read its range of units as outer iterations.
 inline void split_runs(engine_plan& e) {
-  e.run_pieces = e.kind == engine_plan::run && !e.gather ? std::max<index_t>(1, e.run_bytes / run_piece_bytes) : 1;
+  static_assert(gather_max_run_bytes < 2 * run_piece_bytes, "a gathered run must stay one work unit");
+  e.run_pieces = std::max<index_t>(1, e.run_bytes / run_piece_bytes);
 }
 
 /// Runs of more than 64 bytes and up to this many are cut into wide elements in place
@@ -465,8 +477,7 @@ inline bool widen_group_a(engine_plan& e, index_t bytes) {
   if (e.nA * e.elem < bytes) return false;
   split_group_a(e, transpose_direct_bytes);
   split_group_b(e, transpose_chunk_b);
-  e.tiles_of_a = tiles_of_a_in_place(e);
-  e.half_steps = half_steps_in_place(e);
+  choose_tile_order(e);
   return true;
 }
 
@@ -551,8 +562,7 @@ inline engine_plan make_engine_plan(const loop_plan& p, index_t size) {
     else
       split_group_a(e, e.nA <= 32 ? e.nA * E : 8 * E);
     split_group_b(e, transpose_chunk_b);
-    e.tiles_of_a = tiles_of_a_in_place(e);
-    e.half_steps = half_steps_in_place(e);
+    choose_tile_order(e);
     return e;
   }
   e.kind = engine_plan::strided;
