@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <ostream>
 #include <random>
@@ -183,6 +184,47 @@ auto blob_transposed(P* p, std::array<index_t, R> const& s)
     }(std::make_index_sequence<R>{});
 }
 
+// How many of got[0, n) differ from want[0, n) (operator==), and the first that does. Equal bytes
+// are taken as equal values: one memcmp where the copy is right (no test value is a NaN).
+template <class U>
+index_t mismatches(U const* got, U const* want, index_t n, index_t& first)
+{
+    first = -1;
+    if (n == 0 || std::memcmp(got, want, static_cast<std::size_t>(n) * sizeof(U)) == 0) return 0;
+    index_t bad = 0;
+    for (index_t i = 0; i < n; ++i)
+        if (!(got[i] == want[i])) {
+            if (bad++ == 0) first = i;
+        }
+    return bad;
+}
+
+// Reads the elements of the strided layout sizes:strides (in elements) at `base` in row-major
+// order into seen[0, numel), and sets touched[offset] for each where `touched` is given. (An
+// odometer over plain arrays: the sanitizer build's -O0 makes every std::array access a call.)
+template <class U, std::size_t R>
+void read_strided(U const* base, std::array<index_t, R> const& sizes, std::array<index_t, R> const& strides, U* seen,
+                  char* touched)
+{
+    index_t const n = numel_of(sizes);
+    index_t sz[R + 1], st[R + 1], idx[R + 1] = {};
+    for (std::size_t k = 0; k < R; ++k) {
+        sz[k] = sizes[k];
+        st[k] = strides[k];
+    }
+    index_t o = 0;
+    for (index_t flat = 0; flat < n; ++flat) {
+        seen[flat] = base[o];
+        if (touched) touched[o] = 1;
+        for (std::size_t k = R; k-- > 0;) {
+            o += st[k];
+            if (++idx[k] < sz[k]) break;
+            o -= idx[k] * st[k];
+            idx[k] = 0;
+        }
+    }
+}
+
 // Checks contiguous() and copy() of `e` against expected(flat) for row-major flat indices.
 //   - contiguous(): sizes, values, 64-byte alignment of the owning tensor;
 //   - copy into a contiguous destination with threads{1}, {2}, {0};
@@ -200,32 +242,31 @@ void check_eval(E& e, std::array<index_t, R> const& sizes, Expected&& expected, 
         auto report = [&](char const* where, index_t bad, index_t first) {
             BOOST_TEST(bad == 0, where << ": " << bad << " of " << n << " elements differ, first at flat " << first);
         };
+        using U = std::remove_const_t<T>;
+        // expected(flat) once per element, not once per destination below: in the sanitizer
+        // build (-O0) its index arithmetic cost more than the copies it checks, six times over
+        std::vector<U> want(static_cast<std::size_t>(n));
+        U* const w = want.data();
+        for (index_t i = 0; i < n; ++i) w[i] = expected(i);
         {
             auto t = e.contiguous();
-            static_assert(std::is_same_v<std::remove_cvref_t<decltype(*t.data())>, std::remove_const_t<T>>);
+            static_assert(std::is_same_v<std::remove_cvref_t<decltype(*t.data())>, U>);
             std::array<index_t, R> ts = t.sizes();
             BOOST_TEST(fmt(ts) == fmt(sizes));
             if (n > 0) {
                 BOOST_TEST(reinterpret_cast<std::uintptr_t>(t.data()) % 64 == 0u, "tensor storage must be 64-byte aligned");
-                index_t bad = 0, first = -1;
-                for (index_t i = 0; i < n; ++i)
-                    if (!(t.data()[i] == expected(i))) {
-                        if (bad++ == 0) first = i;
-                    }
+                index_t first = -1;
+                index_t const bad = mismatches(t.data(), want.data(), n, first);
                 report("contiguous()", bad, first);
             }
         }
-        using U = std::remove_const_t<T>;
         for (unsigned th : {1u, 2u, 0u}) {
             std::vector<U> out(static_cast<std::size_t>(n + 1), sentinel<U>());
             auto dst = blob_contiguous(out.data(), sizes);
             if (th == 1) lv::copy(e, dst);
             else lv::copy(e, dst, lv::threads{th});
-            index_t bad = 0, first = -1;
-            for (index_t i = 0; i < n; ++i)
-                if (!(out[static_cast<std::size_t>(i)] == expected(i))) {
-                    if (bad++ == 0) first = i;
-                }
+            index_t first = -1;
+            index_t const bad = mismatches(out.data(), want.data(), n, first);
             BOOST_TEST_CONTEXT("threads{" << th << "}") { report("copy(e, contiguous dst)", bad, first); }
             BOOST_TEST((out[static_cast<std::size_t>(n)] == sentinel<U>()), "copy wrote past the end");
         }
@@ -239,14 +280,10 @@ void check_eval(E& e, std::array<index_t, R> const& sizes, Expected&& expected, 
                 cm[k] = acc;
                 acc *= sizes[k];
             }
-            index_t bad = 0, first = -1;
-            for_each_index(sizes, [&](std::array<index_t, R> const& idx, index_t flat) {
-                index_t o = 0;
-                for (std::size_t k = 0; k < R; ++k) o += idx[k] * cm[k];
-                if (!(out[static_cast<std::size_t>(o)] == expected(flat))) {
-                    if (bad++ == 0) first = flat;
-                }
-            });
+            std::vector<U> seen(static_cast<std::size_t>(n));
+            read_strided(out.data(), sizes, cm, seen.data(), nullptr);
+            index_t first = -1;
+            index_t const bad = mismatches(seen.data(), want.data(), n, first);
             report("copy(e, column-major dst)", bad, first);
         }
         {
@@ -261,18 +298,16 @@ void check_eval(E& e, std::array<index_t, R> const& sizes, Expected&& expected, 
             auto dst = blob(out.data(), D);
             lv::copy(e, dst);
             std::vector<char> touched(out.size(), 0);
-            index_t bad = 0, first = -1;
-            for_each_index(sizes, [&](std::array<index_t, R> const& idx, index_t flat) {
-                auto const o = static_cast<std::size_t>(D.at(idx));
-                touched[o] = 1;
-                if (!(out[o] == expected(flat))) {
-                    if (bad++ == 0) first = flat;
-                }
-            });
+            std::vector<U> seen(static_cast<std::size_t>(n));
+            read_strided(out.data() + D.offset, sizes, D.strides, seen.data(), touched.data() + D.offset);
+            index_t first = -1;
+            index_t const bad = mismatches(seen.data(), want.data(), n, first);
             report("copy(e, padded misaligned dst)", bad, first);
             index_t clobbered = 0;
+            U const* o = out.data();
+            char const* t = touched.data();
             for (std::size_t i = 0; i < out.size(); ++i)
-                if (!touched[i] && !(out[i] == sentinel<U>())) ++clobbered;
+                if (!t[i] && !(o[i] == sentinel<U>())) ++clobbered;
             BOOST_TEST(clobbered == 0, "copy wrote " << clobbered << " elements outside the destination view");
         }
     }
