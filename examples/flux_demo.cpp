@@ -112,9 +112,9 @@ void print_table(const char* title, index_t bytes, const std::vector<row>& rows)
   const double memcpy_s = rows.front().seconds;
   std::printf("\n%s (%.2f MiB each way; GB/s counts bytes read + written)\n", title,
               static_cast<double>(bytes) / (1024.0 * 1024.0));
-  std::printf("  %-36s %10s %9s %11s\n", "", "median us", "GB/s", "vs memcpy");
+  std::printf("  %-40s %10s %9s %11s\n", "", "median us", "GB/s", "vs memcpy");
   for (const row& r : rows)
-    std::printf("  %-36s %10.1f %9.1f %10.0f%%\n", r.name.c_str(), r.seconds * 1e6,
+    std::printf("  %-40s %10.1f %9.1f %10.0f%%\n", r.name.c_str(), r.seconds * 1e6,
                 2.0 * static_cast<double>(bytes) / r.seconds * 1e-9, 100.0 * memcpy_s / r.seconds);
 }
 
