@@ -3,18 +3,19 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <sstream>
 #include <string>
 
 namespace lazyview_test {
 
-/// [2, 3, 4], as in PyTorch's messages.
-template <std::size_t R>
-std::string fmt(std::array<std::int64_t, R> const& a)
+/// [2, 3, 4], as in PyTorch's messages. One function for every rank: a std::array or a vector of
+/// sizes converts to the span.
+inline std::string fmt(std::span<const std::int64_t> a)
 {
     std::ostringstream os;
     os << '[';
-    for (std::size_t i = 0; i < R; ++i) os << (i ? ", " : "") << a[i];
+    for (std::size_t i = 0; i < a.size(); ++i) os << (i ? ", " : "") << a[i];
     os << ']';
     return os.str();
 }

@@ -28,14 +28,7 @@ static_assert(!std::is_base_of_v<lazyview::shape_error, lazyview::index_error>);
 namespace oracle {
 namespace {
 
-std::string fmt(std::span<const index_t> a)
-{
-    std::ostringstream os;
-    os << '[';
-    for (std::size_t i = 0; i < a.size(); ++i) os << (i ? ", " : "") << a[i];
-    os << ']';
-    return os.str();
-}
+using lazyview_test::fmt;
 
 // strides with the entries of size-1 dims replaced by '*' (PyTorch leaves them arbitrary, and the
 // mission allows lazyview to differ there)
