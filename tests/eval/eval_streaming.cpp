@@ -110,7 +110,8 @@ BOOST_AUTO_TEST_CASE(streaming_choice) {
   if (p.nt) BOOST_TEST(p.block_a * p.elem % 64 == 0);  // 192-byte rows: blocks of 128 and 64
   // One side of each unit dense: under the zen tuning in place below 12 MiB (10.3 MiB), streamed
   // from it (15.5 MiB), but on one thread from 8 MiB where the destination rows are whole lines
-  // on lines and whole-line tiles take them (rows_on_lines; 7.9 MiB in place); under intel from
+  // on lines and tiles that stream whole lines take them (rows_on_lines: whole-line tiles, or
+  // without them micro<E>'s where stream_lines_fit; 7.9 MiB in place); under intel from
   // 4 MiB (3.5 MiB in place), or on one thread from 2 MiB (1.75 MiB in place), where 24-byte
   // elements keep 4 MiB.
   auto pack = [&](index_t B, index_t W) {
@@ -119,8 +120,11 @@ BOOST_AUTO_TEST_CASE(streaming_choice) {
   {
     tuning_scope const zen{tuning::zen};
     const auto six = [&](index_t n) { return from_blob(x, {n, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4); };
-    // whole-line tiles (AVX-512) that would stream on one thread
-    const auto lines = [&](unsigned th, int E) { return nt && th == 1 && kernels::line_tile_of(E) > 1; };
+    // tiles that would stream whole lines on one thread (AVX-512's whole-line tiles; AVX2's
+    // and SSE2's register tiles)
+    const auto lines = [&](unsigned th, int E) {
+      return nt && th == 1 && (kernels::line_tile_of(E) > 1 || kernels::stream_lines_fit(E));
+    };
     for (unsigned const th : {1u, 2u}) {
       BOOST_TEST(streaming_plan(six(4), d, th).nt == lines(th, 4));  // rows of 144 fp32
       BOOST_TEST(streaming_plan(six(6), d, th).nt == nt);
@@ -129,9 +133,13 @@ BOOST_AUTO_TEST_CASE(streaming_choice) {
       BOOST_TEST(streaming_plan(pack(4, 256), d, th).nt == nt);
     }
     // rows of 256 bytes off lines (d + 1: 4 bytes on), and a narrow transpose (source rows of 2
-    // fp32, 8 MiB): in place below 12 MiB on one thread too
+    // fp32, 8 MiB): in place below 12 MiB on one thread too. Where the target has no narrow
+    // kernels (SSE2) the latter is a transpose of tiles like those above, and streams (the
+    // values of that plan at 1 and 2 threads: streaming_transpose)
     BOOST_TEST(!streaming_plan(pack(2, 256), d + 1).nt);
-    BOOST_TEST(!streaming_plan(from_blob(x, {1048576, 2}).t(), d).nt);
+    const engine_plan two = streaming_plan(from_blob(x, {1048576, 2}).t(), d);
+    BOOST_TEST(two.nt == (narrow_transpose(two) == narrow_kind::none && lines(1, 4)));
+    streaming_transpose<float>(1048576, 2);
     BOOST_TEST(streaming_plan(pack(3, 256), d + 1).nt == nt);
   }
   tuning_scope const intel{tuning::intel};

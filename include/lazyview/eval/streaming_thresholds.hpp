@@ -29,7 +29,9 @@ namespace lazyview {
 /// measured 0.97 of memcpy in place against 0.86 streamed, hence a threshold of 16 MiB then.
 /// On one thread, though, a transpose whose destination rows are whole lines on lines
 /// (rows_on_lines: its whole-line tiles, where the target has them (AVX-512), stream straight
-/// from registers) streams under zen from zen_one_thread_threshold, 8 MiB. There one core's
+/// from registers, and without them micro<E>'s tiles go out whole lines at a time through
+/// kernels::transpose_stream_lines, stream_lines_fit) streams under zen from
+/// zen_one_thread_threshold, 8 MiB. There one core's
 /// source and destination (16 MiB) sit in a last-level cache that other tenants' cores share,
 /// and in place its speed swung with their load. On a 2-core Zen 4 VM (AVX-512, L3 32 MiB), 1
 /// thread, ratio to a memcpy of the same bytes (three medians of 15 x 10 copies per process,
@@ -46,7 +48,14 @@ namespace lazyview {
 /// 0.45-0.67 in place, 0.32-0.49 streamed), nor two threads (ratio to a 2-thread copy, in place
 /// against streamed: FLUX bf16 pack (4,16,256,256) 2.4-2.9 against 1.7-1.9, fp32 (2,16,256,256)
 /// pack 1.9-2.1 against 1.5-1.6, unpack 2.2 against 1.2-1.5), nor 6 MiB (bf16 (3,16,256,256)
-/// pack 0.76-0.79 in place, 0.63-0.65 streamed).
+/// pack 0.76-0.79 in place, 0.63-0.65 streamed). Without AVX-512 the register tiles gain
+/// more: on a 2-core Zen 3 VM (AVX2; a memcpy of 8 MiB there ran at 13-19 GB/s against 30-37
+/// for a streaming copy), 1 thread, GB/s, three medians of 21 copies each, in place ->
+/// streamed: FLUX pack bf16 (4,16,256,256) 4.4-4.8 -> 8.6-10.8, unpack 4.6-8.8 -> 10.4-11.0,
+/// fp32 (2,16,256,256) pack 3.8-3.9 -> 12.0-13.8, unpack 6.3-6.7 -> 15.9-16.8; and
+/// (4,19,19,9,16,13).permute(2,5,1,0,3,4) alike (8.6-12.8 against 8.9-13.3). Built for plain
+/// x86-64 (SSE2 tiles), the same four: 3.8-4.6 -> 6.1-23.0, 8.1-9.2 -> 13.4-14.2, 4.8-5.0 ->
+/// 8.8-25.6, 6.3-6.5 -> 17.4-20.0.
 /// The thresholds are constants, not sizes derived from the last-level cache the machine
 /// reports: on a 2-core Intel Xeon VM (Emerald Rapids; L2 2 MiB, L3 reported 300 MiB) a plain
 /// copy ran 20-26 GB/s with ordinary stores from 2 to 32 MiB against 25-34 streamed (1 thread,
@@ -143,15 +152,17 @@ inline bool rows_on_lines(const engine_plan& e, const void* dst) {
 /// scattered_streaming_threshold) and, under intel, gathered runs (from
 /// intel_run_streaming_threshold, see use_streaming_stores) aside: by its tuning, and by the
 /// threads the copy runs on (`nthreads`, at least 1) for transposes of power-of-two elements
-/// (under zen only those whose whole-line tiles, AVX-512's, would stream: rows_on_lines, not
-/// narrow).
+/// (under zen only those whose rows are whole lines on lines, rows_on_lines, and whose tiles
+/// would stream them whole: AVX-512's whole-line tiles, else micro<E>'s where stream_lines_fit;
+/// not narrow).
 /// Example, zen: FLUX pack bf16 (4,16,256,256) (8 MiB) into a 64-byte aligned buffer: 8 MiB at
 /// 1 thread (it streams), 12 MiB at 2 or into dst + 4 bytes. Intel: FLUX pack bf16
 /// (1,16,256,256) (2 MiB): 2 MiB at 1 thread (it streams), 4 MiB at 2;
 /// (300,300,6).permute(1,0,2) fp32 (24-byte elements): 4 MiB at either.
 inline index_t streaming_threshold_of(const engine_plan& e, const void* dst, unsigned nthreads = 1) {
   if (e.tune != tuning::intel) {
-    const bool line_tiles = e.elem <= 8 && kernels::line_tile_of(static_cast<int>(e.elem)) > 1 &&
+    const int E = static_cast<int>(e.elem);
+    const bool line_tiles = e.elem <= 8 && (kernels::line_tile_of(E) > 1 || kernels::stream_lines_fit(E)) &&
                             narrow_transpose(e) == narrow_kind::none && rows_on_lines(e, dst);
     return nthreads <= 1 && line_tiles ? zen_one_thread_threshold : streaming_threshold;
   }
