@@ -162,9 +162,9 @@ inline bool rows_on_lines(const engine_plan& e, const void* dst) {
 inline index_t streaming_threshold_of(const engine_plan& e, const void* dst, unsigned nthreads = 1) {
   if (e.tune != tuning::intel) {
     const int E = static_cast<int>(e.elem);
-    const bool line_tiles = e.elem <= 8 && (kernels::line_tile_of(E) > 1 || kernels::stream_lines_fit(E)) &&
-                            narrow_transpose(e) == narrow_kind::none && rows_on_lines(e, dst);
-    return nthreads <= 1 && line_tiles ? zen_one_thread_threshold : streaming_threshold;
+    const bool streams_lines = e.elem <= 8 && (kernels::line_tile_of(E) > 1 || kernels::stream_lines_fit(E)) &&
+                               narrow_transpose(e) == narrow_kind::none && rows_on_lines(e, dst);
+    return nthreads <= 1 && streams_lines ? zen_one_thread_threshold : streaming_threshold;
   }
   const bool pow2_transpose = e.kind == engine_plan::transpose && is_pow2_upto64(e.elem);
   return nthreads <= 1 && pow2_transpose ? intel_one_thread_threshold : intel_streaming_threshold;
