@@ -326,8 +326,14 @@ void stream_lines_rows(const char* s, char* dcol, const index_t* offB, index_t n
                        index_t ahead, Row row, unit_requests<E>& req) {
   constexpr int T = micro<E>::T, L = 64 / E, G = L / T;  // L: elements per line
   static_assert(T > 1 && L % T == 0);
-  index_t b = b_begin;
-  for (index_t step = 0; b + T <= b_end; b += T, ++step) {
+  const index_t nb = b_end - b_begin;
+  // A last step short of T rows moves back to end at b_end, as transpose_tiles' last tile does:
+  // it writes again up to T - 1 rows the step before wrote (the same values, the same unit).
+  // Element by element, such a step ran (4,19,19,9,16,13).permute(2,5,1,0,3,4) fp32 (rows of B
+  // 13 long: 5 of every 13 moved one at a time) at 13-15 GB/s streamed on 2 threads (Zen 3
+  // VM), where 16 long (no short step) ran at 31-34.
+  for (index_t b = b_begin, step = 0; nb >= T && b < b_end; b += T, ++step) {
+    if (b + T > b_end) b = b_end - T;
     req.ask(step);
     const char* const sb = s + b * E;
     char* drows[T];
@@ -346,10 +352,12 @@ void stream_lines_rows(const char* s, char* dcol, const index_t* offB, index_t n
       for (int i = 0; i < T; ++i) copy_nt_blocks(buf + i * 64, drows[i] + a * E, 64);
     }
   }
-  // the last rows, fewer than T: element by element into the buffer
+  // fewer than T rows in all: element by element into the buffer
   // (i < T - 1 too: g++ cannot see that rows < T, and warns of writes past buf)
-  const int rows = static_cast<int>(b_end - b);
-  if (rows > 0) req.ask((b - b_begin) / T);
+  if (nb >= T) return;
+  const index_t b = b_begin;
+  const int rows = static_cast<int>(nb);
+  if (rows > 0) req.ask(0);
   alignas(64) char buf[T * 64];
   for (index_t a = 0; rows > 0 && a < na; a += L) {
     for (int j = 0; j < L; ++j)
@@ -362,7 +370,8 @@ void stream_lines_rows(const char* s, char* dcol, const index_t* offB, index_t n
 /// unit takes A whole past transpose_block_bytes (whole_stream_rows): per T rows of B, the G
 /// tiles that make one line of each destination row land in a line-wide buffer, and the T
 /// lines go out by streaming stores, each whole and at once. A last step
-/// short of T rows moves its elements one at a time. `ahead` (if not 0): each step asks for its
+/// short of T rows moves back to end at b_end; a unit of fewer than T rows moves its elements
+/// one at a time. `ahead` (if not 0): each step asks for its
 /// source rows' lines that far (bytes) past the ones it reads (see transpose_prefetch_distance).
 /// Each step reads a piece of every source row of the unit, so a unit's rows (each a stream of
 /// its own) all have misses in flight at once, where transpose_buffered reads T of them a
