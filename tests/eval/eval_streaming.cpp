@@ -228,7 +228,7 @@ BOOST_AUTO_TEST_CASE(streaming_transpose_and_pack) {
 // Streamed transposes go out a line at a time where their source rows lie far apart
 // (far_source_rows: (1024,1024).t() and the element sizes above, rows 1031 to 4096 bytes
 // apart). Where they lie close together, a unit takes A whole when its destination rows are
-// short and B is whole steps of a tile (whole_stream_rows), and goes out a line at a time too:
+// short and B a tile's rows at least (whole_stream_rows), and goes out a line at a time too:
 // FLUX unpack (4,16,256,256) fp32 and (8,16,256,256) in 2-byte elements, source rows 256 and
 // 128 bytes apart, destination rows of 1 KiB and 512 bytes. Otherwise a unit writes 128 bytes
 // of each row through the buffer of 32 rows of B: (65536,50).t() fp32, 12.5 MiB, whose A is
@@ -278,6 +278,29 @@ BOOST_AUTO_TEST_CASE(streaming_close_source_rows) {
   };
   check(float{}, 4);
   check(std::uint16_t{}, 8);
+  // B not whole steps of a tile: (1700,144,13).permute(0,2,1) fp32, 12.1 MiB, B = 13 (source
+  // rows 52 bytes apart), destination rows of 576 bytes: A whole too, the last step of each unit
+  // moved back over rows the step before wrote
+  {
+    const index_t M = 1700, R = 144, C = 13;
+    std::vector<float> x(static_cast<std::size_t>(M * R * C));
+    std::iota(x.begin(), x.end(), 0.0f);
+    const auto e = from_blob(static_cast<const float*>(x.data()), {M, R, C}).permute(0, 2, 1);
+    tensor<float, 3> y({M, C, R});
+    const engine_plan ep = streamed_plan_of(e, 4, y.data(), M * R * C * 4);
+    BOOST_TEST((ep.kind == engine_plan::transpose && ep.nt == kernels::have_nt && ep.nB == C && ep.nA == R));
+    if (ep.nt && !line_tiles_fit(ep)) BOOST_TEST((whole_stream_rows(ep) && ep.blocks_a == 1 && ep.block_a == R));
+    for (unsigned th : {1u, 2u}) {
+      std::fill_n(y.data(), M * R * C, -1.0f);
+      copy(e, y, threads{th});
+      std::size_t bad = 0;
+      for (index_t m = 0; m < M; ++m)
+        for (index_t c = 0; c < C; ++c)
+          for (index_t r = 0; r < R; ++r)
+            bad += y.data()[(m * C + c) * R + r] != x[static_cast<std::size_t>((m * R + r) * C + c)];
+      BOOST_TEST(bad == 0u, "(1700,144,13).permute(0,2,1), threads " << th);
+    }
+  }
 }
 
 // Long runs past 12 MiB, written far apart (source order), of a length and spacing that leave

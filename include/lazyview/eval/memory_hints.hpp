@@ -109,9 +109,13 @@ inline constexpr index_t odd_rows_in_place_a = 1000;
 /// units). Each unit then writes every row it touches whole, a line at a time from T rows of B
 /// (transpose_stream_lines), instead of 128 bytes of each of its B rows from a buffer, the other
 /// pieces left to the units after it (transpose_buffered). FLUX unpack: 32 rows of 1 KiB, 1 KiB
-/// and 256 KiB apart, written whole rather than in 8 visits of 128 bytes. B must be whole
-/// steps of T rows: transpose_stream_lines moves a last step short of T one element at a time
-/// ((6,19,19,9,16,13).permute(2,5,1,0,3,4), B = 13 of T = 8, lost 16.7 -> 14.9 taken whole).
+/// and 256 KiB apart, written whole rather than in 8 visits of 128 bytes. B must be a step of T
+/// rows at least. (It had to be whole steps while transpose_stream_lines moved a last short step
+/// one element at a time: (6,19,19,9,16,13).permute(2,5,1,0,3,4), B = 13 of T = 8, then lost
+/// 16.7 -> 14.9 taken whole; with that step moved back, 2 threads, GB/s, 3 medians of 21
+/// copies per process, two processes each, blocks of transpose_block_bytes -> whole: 19.5-20.7
+/// -> 23.4-26.5 and 13.7-14.8 -> 19.2-23.7; 1 thread 10.1-10.3 -> 12.4-13.1 and 8.4-8.9 ->
+/// 8.0-8.8 (Zen 3 VM, AVX2).)
 /// On a 2-core Zen 3 VM (AVX2), GB/s, the range of 3 alternated runs of bench/ (each a median
 /// of 3), 1 thread (2 in brackets): FLUX unpack fp32 (16,16,256,256) 9.1-9.7 -> 9.9-12.9
 /// (15.7-18.5 -> 19.8-25.2), (4,16,256,256) 10.7-12.3 -> 12.0-14.7 (20.5-23.8 -> 22.6-29.7),
@@ -120,7 +124,7 @@ inline constexpr index_t odd_rows_in_place_a = 1000;
 /// so a longer A keeps blocks of transpose_block_bytes.
 inline bool whole_stream_rows(const engine_plan& e) {
   return !far_source_rows(e) && !line_tiles_fit(e) && kernels::stream_lines_fit(e.elem) &&
-         e.nB % kernels::tile_of(e.elem) == 0 && e.nA * e.elem <= transpose_direct_bytes;
+         e.nB >= kernels::tile_of(e.elem) && e.nA * e.elem <= transpose_direct_bytes;
 }
 
 /// Streamed whole-line tiles over far-apart source rows (far_source_rows) run in panels
