@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -142,6 +143,28 @@ BOOST_AUTO_TEST_CASE(streaming_choice) {
     streaming_transpose<float>(1048576, 2);
     BOOST_TEST(streaming_plan(pack(3, 256), d + 1).nt == nt);
   }
+  {
+    // zen3: the same rows stream from 8 MiB on two threads (and four) as well; rows off lines,
+    // and plans that no such tiles take, keep 12 MiB there
+    tuning_scope const zen3{tuning::zen3};
+    const auto lines = [&](int E) { return nt && (kernels::line_tile_of(E) > 1 || kernels::stream_lines_fit(E)); };
+    for (unsigned const th : {1u, 2u, 4u}) {
+      BOOST_TEST(streaming_plan(from_blob(x, {4, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d, th).nt == lines(4));
+      BOOST_TEST(streaming_plan(pack(2, 256), d, th).nt == lines(8));
+      BOOST_TEST(!streaming_plan(pack(2, 256), d + 1, th).nt);
+      BOOST_TEST(!streaming_plan(pack(2, 254), d, th).nt);
+      const engine_plan two = streaming_plan(from_blob(x, {1048576, 2}).t(), d, th);
+      BOOST_TEST(two.nt == (narrow_transpose(two) == narrow_kind::none && lines(4)));
+    }
+    // the values of that pack, streamed on two threads
+    const index_t B = 2, Ch = 16, H = 256, W = 256;
+    std::vector<float> xs(static_cast<std::size_t>(B * Ch * H * W));
+    std::iota(xs.begin(), xs.end(), 0.f);
+    tensor<float, 3> y({B, (H / 2) * (W / 2), Ch * 4});
+    copy(from_blob(xs.data(), {B, Ch, H, W}).view(B, Ch, H / 2, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5).reshape(B, (H / 2) * (W / 2), Ch * 4),
+         y, threads{2});
+    BOOST_TEST(pack_mismatches(xs.data(), y.data(), B, Ch, H, W) == 0u);
+  }
   tuning_scope const intel{tuning::intel};
   BOOST_TEST(streaming_plan(from_blob(x, {4, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d, 2).nt == nt);
   BOOST_TEST(!streaming_plan(pack(1, 224), d, 2).nt);
@@ -155,6 +178,29 @@ BOOST_AUTO_TEST_CASE(streaming_choice) {
   const engine_plan odd = streaming_plan(from_blob(x, {300, 300, 6}).permute(1, 0, 2), d);
   BOOST_TEST((odd.elem == 24 && !odd.nt));
   BOOST_TEST(streaming_plan(from_blob(x, {300, 300, 12}).permute(1, 0, 2), d).nt == nt);  // 4.1 MB
+}
+
+// Which CPUs the zen3 tuning is read from (CPUID leaf 1 signatures), and LAZYVIEW_TUNING's name for it.
+BOOST_AUTO_TEST_CASE(zen3_detection) {
+  BOOST_TEST(zen3_signature(0x00A00F11u));   // EPYC 7003 (Milan): family 19h, model 01h
+  BOOST_TEST(zen3_signature(0x00A20F10u));   // Ryzen 5000 (Vermeer), model 21h
+  BOOST_TEST(zen3_signature(0x00A50F00u));   // Ryzen 5000G (Cezanne), model 50h
+  BOOST_TEST(!zen3_signature(0x00A10F11u));  // EPYC 9004 (Genoa, Zen 4), model 11h
+  BOOST_TEST(!zen3_signature(0x00A60F12u));  // Ryzen 7000 (Raphael, Zen 4), model 61h
+  BOOST_TEST(!zen3_signature(0x00B00F21u));  // Zen 5: family 1Ah
+  BOOST_TEST(!zen3_signature(0x00830F10u));  // EPYC 7002 (Rome, Zen 2): family 17h, model 31h
+  BOOST_TEST(!zen3_signature(0x000806F8u));  // Xeon (Sapphire Rapids): family 6
+  const char* const before = std::getenv("LAZYVIEW_TUNING");
+  const std::string kept = before ? before : "";
+  for (const auto& [name, t] : {std::pair{"zen3", tuning::zen3}, std::pair{"zen", tuning::zen},
+                                std::pair{"intel", tuning::intel}}) {
+    ::setenv("LAZYVIEW_TUNING", name, 1);
+    BOOST_TEST((detail::detect_tuning() == t), name);
+  }
+  if (before)
+    ::setenv("LAZYVIEW_TUNING", kept.c_str(), 1);
+  else
+    ::unsetenv("LAZYVIEW_TUNING");
 }
 
 // lines_aligned and rows_on_lines against the addresses a plan's rows start at: FLUX pack fp32

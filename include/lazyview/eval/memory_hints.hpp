@@ -156,9 +156,9 @@ inline bool far_rows_wide(const engine_plan& e) {
   return far_source_rows(e) && T > 1 && e.nA * e.elem >= panel_bytes &&
          e.nB * e.elem >= panel_chunk_bytes && panel_chunk_bytes % (TB * e.elem) == 0;
 }
-/// Whether a transpose that streams runs in panels: far_rows_wide, under the zen tuning.
+/// Whether a transpose that streams runs in panels: far_rows_wide, under the zen tunings (zen, zen3).
 /// Example: (4096,4096).t() fp32: in 8 panels of 512 by 128 chunks of 32.
-inline bool far_row_panels(const engine_plan& e) { return e.tune == tuning::zen && e.elem >= 4 && far_rows_wide(e); }
+inline bool far_row_panels(const engine_plan& e) { return e.tune != tuning::intel && e.elem >= 4 && far_rows_wide(e); }
 
 /// Under the intel tuning, far_rows_wide transposes run in row blocks instead of panels: a unit is
 /// row_block_rows source rows (1- and 2-byte elements: a pair of tiles, see intel_line_blocks),

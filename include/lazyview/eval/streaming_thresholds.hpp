@@ -56,6 +56,16 @@ namespace lazyview {
 /// (4,19,19,9,16,13).permute(2,5,1,0,3,4) alike (8.6-12.8 against 8.9-13.3). Built for plain
 /// x86-64 (SSE2 tiles), the same four: 3.8-4.6 -> 6.1-23.0, 8.1-9.2 -> 13.4-14.2, 4.8-5.0 ->
 /// 8.8-25.6, 6.3-6.5 -> 17.4-20.0.
+/// Under the zen3 tuning (eval/cpu_tuning.hpp) such transposes stream from 8 MiB on two threads
+/// too: on that Zen 3 VM in place lost there as on one thread, where on the Zen 4 VM it had won
+/// (above). 2 threads, GB/s (bytes read and written), 3 medians of 21 copies per process, two
+/// processes each, in place -> streamed: FLUX pack bf16 (4,16,256,256) 10.7-13.7 -> 20.1-26.9 (and
+/// once 8.3), unpack 11.7-15.3 -> 19.0-20.2, fp32 (2,16,256,256) pack 7.4-8.7 -> 30.5-39.7, unpack
+/// 9.8-24.9 -> 24.2-27.2, (64,128,256).permute(0,2,1) 9.7-18.3 -> 22.3-29.2,
+/// (4,19,19,9,16,13).permute(2,5,1,0,3,4) 16.5-25.3 -> 20.0-29.8 (with transpose_stream_lines' last
+/// short step moved back; element by element 13.2-18.2). In bench/ab, whose 2-thread memcpy ran at
+/// 60-110 GB/s as the neighbours came and went, pack bf16 (4,16,256,256) streamed held 36-42 GB/s
+/// in every run and in place 11-61.
 /// The thresholds are constants, not sizes derived from the last-level cache the machine
 /// reports: on a 2-core Intel Xeon VM (Emerald Rapids; L2 2 MiB, L3 reported 300 MiB) a plain
 /// copy ran 20-26 GB/s with ordinary stores from 2 to 32 MiB against 25-34 streamed (1 thread,
@@ -98,7 +108,7 @@ namespace lazyview {
 /// 1.63)), and so did longer ones ((1161,6,656).permute(1,0,2), 2624-byte runs, 1.00 streamed
 /// against 0.89 in place on 1 thread).
 /// The intel tuning takes intel_streaming_threshold, intel_one_thread_threshold and
-/// intel_run_streaming_threshold, the zen one streaming_threshold and zen_one_thread_threshold,
+/// intel_run_streaming_threshold, the zen ones streaming_threshold and zen_one_thread_threshold,
 /// unless a build defines -DLAZYVIEW_STREAMING_THRESHOLD=bytes, which then holds for all five
 /// (likewise LAZYVIEW_SCATTERED_STREAMING_THRESHOLD, which both tunings share).
 #ifdef LAZYVIEW_STREAMING_THRESHOLD
@@ -156,7 +166,7 @@ inline bool rows_on_lines(const engine_plan& e, const void* dst) {
 /// would stream them whole: AVX-512's whole-line tiles, else micro<E>'s where stream_lines_fit;
 /// not narrow).
 /// Example, zen: FLUX pack bf16 (4,16,256,256) (8 MiB) into a 64-byte aligned buffer: 8 MiB at
-/// 1 thread (it streams), 12 MiB at 2 or into dst + 4 bytes. Intel: FLUX pack bf16
+/// 1 thread (it streams), 12 MiB at 2 or into dst + 4 bytes; zen3: 8 MiB at 2 as well. Intel: FLUX pack bf16
 /// (1,16,256,256) (2 MiB): 2 MiB at 1 thread (it streams), 4 MiB at 2;
 /// (300,300,6).permute(1,0,2) fp32 (24-byte elements): 4 MiB at either.
 inline index_t streaming_threshold_of(const engine_plan& e, const void* dst, unsigned nthreads = 1) {
@@ -164,7 +174,8 @@ inline index_t streaming_threshold_of(const engine_plan& e, const void* dst, uns
     const int E = static_cast<int>(e.elem);
     const bool streams_lines = e.elem <= 8 && (kernels::line_tile_of(E) > 1 || kernels::stream_lines_fit(E)) &&
                                narrow_transpose(e) == narrow_kind::none && rows_on_lines(e, dst);
-    return nthreads <= 1 && streams_lines ? zen_one_thread_threshold : streaming_threshold;
+    return (nthreads <= 1 || e.tune == tuning::zen3) && streams_lines ? zen_one_thread_threshold
+                                                                       : streaming_threshold;
   }
   const bool pow2_transpose = e.kind == engine_plan::transpose && is_pow2_upto64(e.elem);
   return nthreads <= 1 && pow2_transpose ? intel_one_thread_threshold : intel_streaming_threshold;
