@@ -166,8 +166,8 @@ inline bool rows_on_lines(const engine_plan& e, const void* dst) {
 /// would stream them whole: AVX-512's whole-line tiles, else micro<E>'s where stream_lines_fit;
 /// not narrow).
 /// Example, zen: FLUX pack bf16 (4,16,256,256) (8 MiB) into a 64-byte aligned buffer: 8 MiB at
-/// 1 thread (it streams), 12 MiB at 2 or into dst + 4 bytes; zen3: 8 MiB at 2 as well. Intel: FLUX pack bf16
-/// (1,16,256,256) (2 MiB): 2 MiB at 1 thread (it streams), 4 MiB at 2;
+/// 1 thread (it streams), 12 MiB at 2 or into dst + 4 bytes; zen3: 8 MiB at 2 as well. Intel:
+/// FLUX pack bf16 (1,16,256,256) (2 MiB): 2 MiB at 1 thread (it streams), 4 MiB at 2;
 /// (300,300,6).permute(1,0,2) fp32 (24-byte elements): 4 MiB at either.
 inline index_t streaming_threshold_of(const engine_plan& e, const void* dst, unsigned nthreads = 1) {
   if (e.tune != tuning::intel) {
