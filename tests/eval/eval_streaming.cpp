@@ -118,14 +118,14 @@ BOOST_AUTO_TEST_CASE(streaming_choice) {
   auto pack = [&](index_t B, index_t W) {
     return from_blob(x, {B, 16, 256, W}).view(B, 16, 128, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5).reshape(B, 128 * W / 2, 64);
   };
+  const auto six = [&](index_t n) { return from_blob(x, {n, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4); };
+  // tiles that would stream whole lines (AVX-512's whole-line tiles; AVX2's and SSE2's register
+  // tiles)
+  const auto stream_lines = [&](int E) { return nt && (kernels::line_tile_of(E) > 1 || kernels::stream_lines_fit(E)); };
   {
     tuning_scope const zen{tuning::zen};
-    const auto six = [&](index_t n) { return from_blob(x, {n, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4); };
-    // tiles that would stream whole lines on one thread (AVX-512's whole-line tiles; AVX2's
-    // and SSE2's register tiles)
-    const auto lines = [&](unsigned th, int E) {
-      return nt && th == 1 && (kernels::line_tile_of(E) > 1 || kernels::stream_lines_fit(E));
-    };
+    // (on one thread only)
+    const auto lines = [&](unsigned th, int E) { return th == 1 && stream_lines(E); };
     for (unsigned const th : {1u, 2u}) {
       BOOST_TEST(streaming_plan(six(4), d, th).nt == lines(th, 4));  // rows of 144 fp32
       BOOST_TEST(streaming_plan(six(6), d, th).nt == nt);
@@ -147,14 +147,13 @@ BOOST_AUTO_TEST_CASE(streaming_choice) {
     // zen3: the same rows stream from 8 MiB on two threads (and four) as well; rows off lines,
     // and plans that no such tiles take, keep 12 MiB there
     tuning_scope const zen3{tuning::zen3};
-    const auto lines = [&](int E) { return nt && (kernels::line_tile_of(E) > 1 || kernels::stream_lines_fit(E)); };
     for (unsigned const th : {1u, 2u, 4u}) {
-      BOOST_TEST(streaming_plan(from_blob(x, {4, 19, 19, 9, 16, 13}).permute(2, 5, 1, 0, 3, 4), d, th).nt == lines(4));
-      BOOST_TEST(streaming_plan(pack(2, 256), d, th).nt == lines(8));
+      BOOST_TEST(streaming_plan(six(4), d, th).nt == stream_lines(4));
+      BOOST_TEST(streaming_plan(pack(2, 256), d, th).nt == stream_lines(8));
       BOOST_TEST(!streaming_plan(pack(2, 256), d + 1, th).nt);
       BOOST_TEST(!streaming_plan(pack(2, 254), d, th).nt);
       const engine_plan two = streaming_plan(from_blob(x, {1048576, 2}).t(), d, th);
-      BOOST_TEST(two.nt == (narrow_transpose(two) == narrow_kind::none && lines(4)));
+      BOOST_TEST(two.nt == (narrow_transpose(two) == narrow_kind::none && stream_lines(4)));
     }
     // the values of that pack, streamed on two threads
     const index_t B = 2, Ch = 16, H = 256, W = 256;
