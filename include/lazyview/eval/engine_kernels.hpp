@@ -399,8 +399,9 @@ void stream_lines_rows(const char* s, char* dcol, const index_t* offB, index_t n
 /// The streamed way of transpose_block where source rows lie far apart (far_source_rows) or a
 /// unit takes A whole past transpose_block_bytes (whole_stream_rows): per T rows of B, the G
 /// tiles that make one line of each destination row land in a line-wide buffer, and the T
-/// lines go out by streaming stores, each whole and at once. A last step
-/// short of T rows moves back to end at b_end; a unit of fewer than T rows moves its elements
+/// lines go out by streaming stores, each whole and at once (rows of up to 1 KiB that lie back
+/// to back in B: the step's T rows gathered whole, each then streamed in one go; see
+/// stream_lines_rows). A last step short of T rows moves back to end at b_end; a unit of fewer than T rows moves its elements
 /// one at a time. `ahead` (if not 0): each step asks for its
 /// source rows' lines that far (bytes) past the ones it reads (see transpose_prefetch_distance).
 /// Each step reads a piece of every source row of the unit, so a unit's rows (each a stream of
