@@ -122,7 +122,20 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
     BOOST_TEST(lv::transpose_prefetch_distance(far_long) > 0);
     lv::use_streaming_stores(far_long, out.data(), index_t{394} * 69 * 154 * 4);
     BOOST_TEST(far_long.nt_rows == stream_rows);
-    BOOST_TEST((!far_long.nt_rows || (far_long.blocks_a == 4 && far_long.block_a * 4 <= lv::nt_rows_block_bytes)));
+    // Units of up to nt_rows_block_bytes of each row; with register tiles, whose units here read
+    // 1 KiB of each far-apart source row (B in chunks of 256), of 128 (lv::nt_rows_block_of).
+    bool const register_tiles = lv::kernels::line_tile_of(4) == 1;
+    BOOST_TEST((!far_long.nt_rows || (register_tiles ? far_long.blocks_a == 13 && far_long.block_a == 32
+                                                     : far_long.blocks_a == 4 &&
+                                                           far_long.block_a * 4 <= lv::nt_rows_block_bytes)));
+    BOOST_TEST(lv::nt_rows_block_of(far_long) == (register_tiles ? lv::nt_rows_far_block_bytes : lv::nt_rows_block_bytes));
+    lv::engine_plan close_rows = far_long;  // the same plan over source rows 64 bytes apart
+    close_rows.ga[0].ss = 64;
+    BOOST_TEST(lv::nt_rows_block_of(close_rows) == lv::nt_rows_block_bytes);
+    lv::engine_plan const short_b = streamed_plan_of(lv::from_blob(x, {5, 15, 37, 5, 15, 19}).permute(3, 1, 5, 0, 4, 2),
+                                                     4, out.data(), index_t{5} * 15 * 37 * 5 * 15 * 19 * 4);
+    BOOST_TEST((!short_b.nt_rows || (short_b.nB == 19 && lv::nt_rows_block_of(short_b) == lv::nt_rows_block_bytes &&
+                                     short_b.block_a * 4 > lv::nt_rows_far_block_bytes)));
     lv::engine_plan scat = plan_of(lv::from_blob(x, {2047, 2049}).t(), 4);
     BOOST_TEST(lv::scattered_transpose(scat));
     lv::use_streaming_stores(scat, out.data(), index_t{2047} * 2049 * 4);

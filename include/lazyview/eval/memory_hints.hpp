@@ -71,8 +71,35 @@ inline bool back_to_back(const byte_loop* l, int n, index_t span, int step) {
 /// The shortest destination row per unit that streams through the buffer of nt_rows: 256 bytes,
 /// of which at most two partial lines go plainly.
 inline constexpr index_t nt_rows_min_bytes = 256;
-/// nt_rows units cover this many bytes of each destination row (the best of 128 to 1024).
+/// nt_rows units cover this many bytes of each destination row (the best of 128 to 1024), or
+/// nt_rows_far_block_bytes (see nt_rows_block_of).
 inline constexpr index_t nt_rows_block_bytes = 512;
+inline constexpr index_t nt_rows_far_block_bytes = 128;
+/// The destination bytes per row of an nt_rows unit: nt_rows_far_block_bytes for register tiles
+/// (no whole-line tiles on the target) over far-apart source rows (far_source_rows) whose
+/// units read at least 1 KiB of each row (a chunk of B); else nt_rows_block_bytes.
+/// On the 2-core Zen 3 VM (AVX2), fp32, GB/s counting bytes read and written, medians of 15
+/// copies in each of 3 alternated processes, 1 thread (2 in brackets), blocks of 512 -> 128:
+/// (65,58,1119).permute(2,1,0) 3.7 -> 5.5 (6.0 -> 11.6), (394,69,154).permute(1,2,0)
+/// 4.3 -> 6.2 (7.6 -> 11.7), (10626,394).t() 3.9 -> 7.3 (10.0 -> 13.5), (3760,1119).t() into a
+/// destination 16 bytes into a line (as glibc allocates) 2.9 -> 6.4 (6.8 -> 12.1), (4096,4096).t()
+/// there 5.0 -> 5.4 (9.0 -> 11.2); a streaming copy ran at 15-25 that hour. Close source rows
+/// lost ((449,551,17).permute(2,0,1), B = 17: 0.47 -> 0.36 of a streaming copy), and so did a
+/// short B ((5,15,37,5,15,19).permute(3,1,5,0,4,2), B = 19: 0.36 -> 0.33), hence the bounds.
+/// Why the buffer's units stay below the tiles that stream whole lines straight from registers
+/// (rows on lines, transpose_stream_lines: (3776,1119).t() 0.5-0.6 of that copy) is not pinned
+/// down: in units of 128 bytes, built without their streaming stores, they read at that pace
+/// (0.6), and with the stores ran at 0.3-0.4. Storing zeros instead of the buffer's lines, asking
+/// along the rows instead of for the next unit's lines, streaming each line as soon as a tile
+/// completed it, or streaming one step's rows after the next step's tiles (two buffers) measured
+/// no better.
+/// Example, AVX2, fp32: (65,58,1119).permute(2,1,0) (A widened to 3770, B = 1119 in chunks of
+/// 256): blocks of 32 elements; (5,15,37,5,15,19).permute(3,1,5,0,4,2) (B = 19): 112.
+inline index_t nt_rows_block_of(const engine_plan& e) {
+  const bool far_long = kernels::line_tile_of(e.elem) == 1 && far_source_rows(e) &&
+                        std::min(e.block_b, e.nB) * e.elem >= 1024;
+  return far_long ? nt_rows_far_block_bytes : nt_rows_block_bytes;
+}
 /// Streamed transposes whose rows start on lines, with a group B shorter than this many rows,
 /// take blocks of A of transpose_direct_bytes (A whole up to that), not transpose_block_bytes:
 /// a unit of 128 bytes of A across under 32 rows of B is under 4 KiB, and such units ran
@@ -479,7 +506,7 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
     if (far_or_scattered(e) && (dst_bytes < threshold || e.nA * e.elem < nt_rows_long_row_bytes))
       return;
     e.nt = e.nt_rows = true;
-    split_group_a(e, nt_rows_block_bytes, kernels::rows_tile_of(e.elem));
+    split_group_a(e, nt_rows_block_of(e), kernels::rows_tile_of(e.elem));
   }
 }
 
