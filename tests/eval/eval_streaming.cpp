@@ -687,7 +687,9 @@ BOOST_AUTO_TEST_CASE(streaming_dense_units) {
 // (widen_group_a): an outer loop ((65,58,1119).permute(2,1,0): rows of 260 -> 15080 bytes), a
 // member of B ((5,15,37,5,15,19).permute(3,1,5,0,4,2): 148 -> 2220 bytes, B 1425 -> 19;
 // (150,40,700).permute(2,1,0): 600 -> 24000 bytes, on lines where the destination is), through
-// nt_rows or, on lines, whole-line tiles. Values at 1 and 2 threads, 4- and 8-byte elements.
+// nt_rows or, on lines, whole-line tiles; and so do such transposes over close source rows
+// ((23,21,5,42,44).permute(2,4,0,1,3): 168 -> 81144 bytes). Values at 1 and 2 threads, 4- and
+// 8-byte elements.
 BOOST_AUTO_TEST_CASE(streaming_widened_rows) {
   std::vector<float> in(1);
   const float* x = in.data();  // plans only: nothing is read
@@ -718,6 +720,15 @@ BOOST_AUTO_TEST_CASE(streaming_widened_rows) {
   check_streamed_permute<6>({5, 15, 37, 5, 15, 19}, {3, 1, 5, 0, 4, 2}, "(5,15,37,5,15,19).permute(3,1,5,0,4,2)",
                             widened(4));
   check_streamed_permute<3>({150, 40, 700}, {2, 1, 0}, "(150,40,700).permute(2,1,0)", widened(4));
+  // Source rows close together (176 bytes apart), destination rows of 168 bytes: in place as
+  // grouped with 8-wide tiles, streamed widened by the 21 and the 23 (A = 20286).
+  engine_plan close = plan_of(from_blob(x, {23, 21, 5, 42, 44}).permute(2, 4, 0, 1, 3), 4);
+  BOOST_TEST((close.kind == engine_plan::transpose && !far_or_scattered(close)));
+  if (close.nA == 42) {
+    BOOST_TEST(widen_group_a(close, nt_rows_long_row_bytes));
+    BOOST_TEST((close.nA == 20286 && close.nB == 44 && close.nouter == 1));
+  }
+  check_streamed_permute<5>({23, 21, 5, 42, 44}, {2, 4, 0, 1, 3}, "(23,21,5,42,44).permute(2,4,0,1,3)", widened(4));
 }
 
 // Transposes whose units write stretches of rows back to back, fewer than a unit's, past the

@@ -510,11 +510,18 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
   }
 }
 
-/// Decides whether e streams, and how (stream_as_grouped's rules). A far-row or scattered
-/// transpose past the threshold that they leave in place for its short destination rows (under
-/// nt_rows_long_row_bytes) is tried once more with group A widened by the loops that continue
-/// it in the destination (widen_group_a), and takes that plan if it then streams: long rows
-/// through nt_rows, or in whole-line tiles where they start on lines. make_engine_plan keeps A
+/// Decides whether e streams, and how (stream_as_grouped's rules). A transpose past the threshold
+/// that they leave in place for its short destination rows (under nt_rows_long_row_bytes) is
+/// tried once more with group A widened by the loops that continue it in the destination
+/// (widen_group_a), and takes that plan if it then streams: long rows through nt_rows, or in
+/// whole-line tiles where they start on lines. That was first for far-row and scattered plans
+/// (below); source rows close together gain too: (23,21,5,42,44).permute(2,4,0,1,3) fp32 (A = 42,
+/// rows of 168 bytes, under nt_rows_min_bytes, in place; widened by the 21 and the 23 to 20286,
+/// nt_rows), on the 2-core Zen 3 VM (AVX2), GB/s counting bytes read and written, medians of 15
+/// copies, 3 alternated processes, 1 thread 2.2-3.5 -> 4.3-5.5, 2 threads 3.8-4.4 -> 6.6-10.7
+/// (a streaming copy: 12-16 that hour). Of the benchmark's other plans (FLUX, permutations,
+/// transposes, layouts), none changed. (With whole-line tiles, A grows to 20286 in
+/// make_engine_plan already: transpose_group_target_a.) make_engine_plan keeps A
 /// short (in place, a longer A measured slower: transpose_group_target_a) and may give B a loop
 /// that continues both groups; streamed, long rows count for more. On the 2-core Zen 4 VM
 /// (AVX-512), fp32, about 16 MiB, GB/s, medians of 7 alternated runs, 1 thread (2 in brackets),
@@ -533,7 +540,7 @@ inline void use_streaming_stores(engine_plan& e, const void* dst, index_t dst_by
   const index_t threshold = streaming_threshold_of(e, dst, nthreads);
   stream_as_grouped(e, dst, dst_bytes, nthreads, threshold);
   if (e.nt || e.kind != engine_plan::transpose || e.elem > 8 || kernels::tile_of(e.elem) == 1 ||
-      e.nA * e.elem >= nt_rows_long_row_bytes || dst_bytes < threshold || !far_or_scattered(e))
+      e.nA * e.elem >= nt_rows_long_row_bytes || dst_bytes < threshold)
     return;
   engine_plan w = e;
   w.no_narrow = false;
