@@ -444,8 +444,8 @@ inline void as_streamed_runs(engine_plan& e) {
 /// Where a member of B goes, the members outside it go to the outer loops (B stays contiguous in
 /// the source). make_engine_plan leaves such loops out of A where A reached
 /// transpose_group_target_a first, or where B took them (a loop may continue both groups);
-/// use_streaming_stores widens far-row and scattered plans whose rows are otherwise too short to
-/// stream (nt_rows_long_row_bytes), on a copy of the plan.
+/// use_streaming_stores widens plans past the streaming threshold whose rows are otherwise too
+/// short to stream (nt_rows_long_row_bytes), far-row, scattered or not, on a copy of the plan.
 /// Examples, fp32: (65,58,1119).permute(2,1,0): A = 65 (rows of 260 bytes), outer (58):(4476):(260)
 /// -> A = (65,58) = 3770, rows of 15080 bytes, no outer loop. (5,15,37,5,15,19).permute(3,1,5,0,4,2):
 /// A = 37, B = (19,15,5):(4,76,1140):(11100,148,3163500) -> A = (37,15) = 555, rows of 2220 bytes,
