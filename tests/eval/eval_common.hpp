@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <numeric>
 #include <ostream>
 #include <random>
@@ -360,6 +361,60 @@ void check_rows_apart(index_t rows, index_t A, index_t R, Copy&& copy_into, F co
         }
     BOOST_TEST((wrong == 0 && clobbered == 0),
                what << " into rows apart: " << wrong << " wrong, " << clobbered << " bytes between rows written");
+}
+
+/// from_blob(x, sizes).permute(perm) of T (int32 unless given) past 12 MiB copied at 1 and 2
+/// threads (each thread's range starting and ending mid-line) into a destination `shift`
+/// elements past a 64-byte aligned start, for each of `shifts` (an aligned one and one element
+/// off a line unless given), against the index map; `plan_ok(plan)` or `plan_ok(plan, shift)`
+/// says whether the engine plan for each destination is the one meant. Nothing outside the
+/// destination may change.
+template <std::size_t R, class Pred, class T = std::int32_t>
+void check_streamed_permute(std::array<index_t, R> const& sizes, std::array<index_t, R> const& perm,
+                            char const* what, Pred plan_ok, T = {},
+                            std::initializer_list<index_t> shifts = {0, 1})
+{
+    constexpr index_t E = sizeof(T);
+    index_t n = 1;
+    for (index_t s : sizes) n *= s;
+    std::vector<T> x(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(i * 2654435761u);
+    auto const e = [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return lv::from_blob(static_cast<T const*>(x.data()), {sizes[I]...}).permute(perm[I]...);
+    }(std::make_index_sequence<R>{});
+    std::array<index_t, R> out{}, st{}, out_st{};
+    index_t acc = 1;
+    for (std::size_t k = R; k-- > 0;) st[k] = acc, acc *= sizes[k];
+    for (std::size_t k = 0; k < R; ++k) {
+        out[k] = sizes[static_cast<std::size_t>(perm[k])];
+        out_st[k] = st[static_cast<std::size_t>(perm[k])];
+    }
+    std::vector<T> want(static_cast<std::size_t>(n));  // the index map, read once for all copies
+    read_strided(x.data(), out, out_st, want.data(), nullptr);
+    std::vector<T> buf(static_cast<std::size_t>(n + 128 / E));
+    T const unset = static_cast<T>(-1);
+    for (index_t const shift : shifts) {
+        // a 64-byte aligned start (past the buffer's first line), then `shift` elements past it
+        T* const y0 = buf.data() + (64 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64) / E;
+        T* const y = y0 + shift;
+        auto const dst = [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return lv::from_blob(y, {out[I]...});
+        }(std::make_index_sequence<R>{});
+        lv::engine_plan const ep = streamed_plan_of(e, E, y, n * E);
+        if constexpr (std::is_invocable_v<Pred, lv::engine_plan const&, index_t>)
+            BOOST_TEST(plan_ok(ep, shift), what << ", " << E << "-byte, shift " << shift);
+        else
+            BOOST_TEST(plan_ok(ep), what << ", " << E << "-byte, shift " << shift);
+        for (unsigned th : {1u, 2u}) {
+            std::fill(buf.begin(), buf.end(), unset);
+            lv::copy(e, dst, lv::threads{th});
+            index_t first = -1;
+            index_t const bad = mismatches(y, want.data(), n, first);
+            BOOST_TEST(bad == 0, what << ", " << E << "-byte, shift " << shift << ", threads " << th << ": " << bad
+                                      << " differ, first at " << first);
+            BOOST_TEST((y[-1] == unset && y[n] == unset), what << " shift " << shift << ": wrote outside");
+        }
+    }
 }
 
 #if defined(LAZYVIEW_TEST_GUARD_PAGES)

@@ -17,6 +17,7 @@
 using namespace lazyview;
 using evaltest::plan_of;
 using evaltest::streamed_plan_of;
+using evaltest::check_streamed_permute;
 using evaltest::tuning_scope;
 
 namespace {
@@ -94,13 +95,18 @@ BOOST_AUTO_TEST_CASE(streaming_choice) {
   const bool nt = kernels::have_nt;
   BOOST_TEST(streaming_plan(from_blob(x, {1024, 1024}).t(), d).nt == nt);
   {
-    // rows at 32 mod 64: in place, or under the intel tuning (past its 4 MiB, rows of 4 KiB)
+    // rows at 32 mod 64 (rows of 4 KiB, read and written in pieces): where the target's tiles
+    // stream whole lines and it has no whole-line tiles, lines moved by 32 bytes (nt_shifted)
+    // from 2 MiB as on lines; otherwise in place, or under the intel tuning (past its 4 MiB)
     // through the buffer of nt_rows where the target has the tiles
+    const bool shifted = nt && kernels::line_tile_of(4) == 1 && kernels::stream_lines_fit(4);
     tuning_scope const zen{tuning::zen};
-    BOOST_TEST(!streaming_plan(from_blob(x, {1024, 1024}).t(), d + 8).nt);
+    const engine_plan z = streaming_plan(from_blob(x, {1024, 1024}).t(), d + 8);
+    BOOST_TEST((z.nt == shifted && z.nt_shifted == shifted));
     tuning_scope const intel{tuning::intel};
     const engine_plan r = streaming_plan(from_blob(x, {1024, 1024}).t(), d + 8);
-    BOOST_TEST((r.nt == r.nt_rows && r.nt_rows == (nt && kernels::rows_tile_of(4) > 1)));
+    BOOST_TEST(r.nt_shifted == shifted);
+    if (!shifted) BOOST_TEST((r.nt == r.nt_rows && r.nt_rows == (nt && kernels::rows_tile_of(4) > 1)));
   }
   BOOST_TEST(!streaming_plan(from_blob(x, {512, 512}).t(), d).nt);        // 1 MiB: in cache
   // rows of 4000 bytes, 3.8 MiB (on one thread under the intel tuning: nt_rows, as in
@@ -370,57 +376,6 @@ BOOST_AUTO_TEST_CASE(streaming_runs_scattered) {
   }
 }
 
-namespace {
-
-/// from_blob(x, sizes).permute(perm) of T (int32 unless given) past 12 MiB copied at 1 and 2
-/// threads (each thread's range starting and ending mid-line) into a 64-byte aligned
-/// destination and one element past a line, against the index map; `plan_ok` says whether the
-/// engine plan for each destination is the one meant.
-template <std::size_t R, class Pred, class T = std::int32_t>
-void check_streamed_permute(std::array<index_t, R> const& sizes, std::array<index_t, R> const& perm,
-                            const char* what, Pred plan_ok, T = {}) {
-  constexpr index_t E = sizeof(T);
-  index_t n = 1;
-  for (index_t s : sizes) n *= s;
-  std::vector<T> x(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(i * 2654435761u);
-  const auto e = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return from_blob(static_cast<const T*>(x.data()), {sizes[I]...}).permute(perm[I]...);
-  }(std::make_index_sequence<R>{});
-  std::array<index_t, R> out{}, st{}, out_st{};
-  index_t acc = 1;
-  for (std::size_t k = R; k-- > 0;) st[k] = acc, acc *= sizes[k];
-  for (std::size_t k = 0; k < R; ++k) {
-    out[k] = sizes[static_cast<std::size_t>(perm[k])];
-    out_st[k] = st[static_cast<std::size_t>(perm[k])];
-  }
-  std::vector<T> want(static_cast<std::size_t>(n));  // the index map, read once for the four copies
-  evaltest::read_strided(x.data(), out, out_st, want.data(), nullptr);
-  std::vector<T> buf(static_cast<std::size_t>(n + 128 / E));
-  const T unset = static_cast<T>(-1);
-  for (const index_t shift : {index_t{0}, index_t{1}}) {
-    // a 64-byte aligned start (past the buffer's first line), then one element past it
-    T* const y0 = buf.data() + (64 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64) / E;
-    T* const y = y0 + shift;
-    const auto dst = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return from_blob(y, {out[I]...});
-    }(std::make_index_sequence<R>{});
-    const engine_plan ep = streamed_plan_of(e, E, y, n * E);
-    BOOST_TEST(plan_ok(ep), what << ", " << E << "-byte, shift " << shift);
-    for (unsigned th : {1u, 2u}) {
-      std::fill(buf.begin(), buf.end(), unset);
-      copy(e, dst, threads{th});
-      index_t first = -1;
-      const index_t bad = evaltest::mismatches(y, want.data(), n, first);
-      BOOST_TEST(bad == 0, what << ", " << E << "-byte, shift " << shift << ", threads " << th << ": " << bad
-                                << " differ, first at " << first);
-      BOOST_TEST((y0[-1 + shift] == unset && y[n] == unset), what << " shift " << shift << ": wrote outside");
-    }
-  }
-}
-
-}  // namespace
-
 // Streamed tiles over a group B of fewer than 32 rows (transpose_short_b_rows) take A in blocks
 // of up to transpose_direct_bytes: (6,19,19,9,16,13).permute(2,5,1,0,3,4) fp32, A = 144 (rows
 // of 576 bytes), B = 13: one block of 144; with B = 32, blocks of transpose_block_bytes (with
@@ -646,7 +601,8 @@ BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
 // thread's range starting mid-line; and (540,480,50).permute(0,2,1) in uint8 (rows of 480
 // bytes), whose slices of B are held to dense_slice_bytes (32 rows, not dense_visit_bytes'
 // 128). Rows of whole lines on an aligned destination keep the streamed tiles that write them
-// whole (nt without nt_dense), and take nt_dense one element off it; rows that lie apart
+// whole (nt without nt_dense), and take nt_dense two bytes off it (one element off, lines
+// moved by its 4 bytes, nt_shifted, where the target has no whole-line tiles); rows that lie apart
 // ((65,58,1119).permute(2,1,0), rows of 260 bytes 15080 apart) and plans in cache do not take
 // it. Units over close source rows ask for the next unit's lines, those over far-apart ones for
 // lines further along their own rows.
@@ -667,13 +623,18 @@ BOOST_AUTO_TEST_CASE(streaming_dense_units) {
   tensor<float, 1> out({64});
   const float* d = out.data();
   const auto whole_lines = from_blob(in.data(), {1000, 64, 50}).permute(0, 2, 1);  // rows of 256 bytes
+  // one element off a line, lines moved by 4 bytes where the target streams them from its
+  // register tiles (nt_shifted, eval_shifted.cpp); two bytes off, never
   const engine_plan aligned = streaming_plan(whole_lines, d), off = streaming_plan(whole_lines, d + 1);
+  const engine_plan off2 = streaming_plan(whole_lines, reinterpret_cast<const char*>(d) + 2);
   BOOST_TEST((aligned.nt == nt && !aligned.nt_dense));
   const bool tiles = kernels::tile_of(4) > 1;  // (a portable build has none: no nt_dense)
-  BOOST_TEST(off.nt_dense == nt);
+  const bool shifted = kernels::line_tile_of(4) == 1 && kernels::stream_lines_fit(4);
+  BOOST_TEST((off.nt_dense == (nt && !shifted) && off.nt_shifted == (nt && shifted) && off2.nt_dense == nt));
+  BOOST_TEST((!off2.nt_shifted && dense_rows_fit(off2) == tiles));
   BOOST_TEST(dense_rows_fit(off) == tiles);
   // close source rows ask for the next unit's lines; far-apart ones for their own, further on
-  if (off.nt_dense) BOOST_TEST(prefetch_next_unit(off));
+  if (off2.nt_dense) BOOST_TEST(prefetch_next_unit(off2));
   const engine_plan far = streaming_plan(from_blob(in.data(), {86, 59, 45, 18}).permute(1, 2, 3, 0), d);
   if (far.nt_dense) BOOST_TEST((!prefetch_next_unit(far) && transpose_prefetch_distance(far) != 0));
   const engine_plan apart = streaming_plan(from_blob(in.data(), {65, 58, 1119}).permute(2, 1, 0), d);

@@ -15,6 +15,7 @@
 #include "narrow.hpp"
 #include "odd_kernels.hpp"
 #include "prefetch_hints.hpp"
+#include "shifted_kernels.hpp"
 
 namespace lazyview {
 
@@ -159,6 +160,15 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
               carry = {carry_rows.get(), b_begin, k > k_first && blk > 0, out};
             }
             if (kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next, carry)) continue;
+          }
+          if (p.nt_shifted) {
+            switch (p.elem) {
+              case 1: kernels::transpose_shifted<1>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
+              case 2: kernels::transpose_shifted<2>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
+              case 4: kernels::transpose_shifted<4>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
+              case 8: kernels::transpose_shifted<8>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
+            }
+            continue;
           }
           if (p.nt_dense) {
             // one stretch a unit, or (stretch_b) several

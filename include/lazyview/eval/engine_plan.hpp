@@ -67,6 +67,9 @@ struct engine_plan {
   index_t stretch_b = 0;   ///< with nt_dense, B indices whose rows lie back to back (a stretch
                            ///< starting at each multiple), where fewer than a unit's: rows go
                            ///< out stretch by stretch (kernels::transpose_stretches); 0: all
+  bool nt_shifted = false; ///< with nt, a transpose whose destination rows all start the same
+                           ///< bytes into a line (A whole): lines moved by that offset stream
+                           ///< straight from the tiles (kernels::transpose_shifted)
   bool no_narrow = false;  ///< kind transpose: not a narrow transpose (eval/narrow.hpp) even where its
                            ///< shape is one (use_streaming_stores: its rows would not stream)
   index_t block_a = 1;     ///< kind transpose: A indices per work unit

@@ -251,6 +251,32 @@ inline bool dense_tiles_fit(const engine_plan& e) {
   return e.kind == engine_plan::transpose && T > 1 && e.blocks_a == 1 && e.nA >= T &&
          T * e.nA * e.elem <= dense_tile_rows_bytes;
 }
+
+/// Whether a transpose can stream as engine_plan::nt_shifted: its destination rows all start
+/// the same bytes into a line (rows_line_offset), a target without whole-line tiles has tiles
+/// that stream whole lines (kernels::stream_lines_fit), and each unit takes a tile of B at least.
+/// Such plans had streamed through the dense buffer (nt_dense, below) or the row buffer
+/// (nt_rows), or run in place, at about half the pace of the same transposes with rows on lines
+/// (kernels::transpose_stream_lines). On a 2-core Zen 3 VM (AVX2), destination
+/// 16 bytes into a line (a std::vector from glibc), ratio to a one-thread streaming copy, 3
+/// alternated processes of medians of 11 copies, 1 thread (2 in brackets), before -> shifted:
+/// FLUX pack fp32 (4,16,256,256) (nt_dense) 0.28-0.32 -> 0.44-0.46 (0.52-0.54 -> 0.60-0.73),
+/// unpack (nt_dense, stretches of 2 rows) 0.32-0.33 -> 0.44-0.49 (0.51-0.77 -> 0.65-0.71),
+/// (4096,4096).t() (nt_rows) 0.27-0.29 -> 0.29-0.35 (0.40-0.53 -> 0.56-0.57),
+/// (1000,64,50).permute(0,2,1) (close rows, nt_dense) 0.43-0.45 -> 0.50-0.64 (0.57-0.76 ->
+/// 0.70-0.98), (2048,1024).t() (8 MiB, 32 bytes into a line, in place) 0.23-0.27 -> 0.30-0.33;
+/// the same on a line
+/// (rows_on_lines): about 0.5-0.6. Destinations of 8 MiB stream on one thread as rows on
+/// lines do (streaming_threshold_of): FLUX pack bf16 (4,16,256,256) 0.24-0.26 in place -> 0.33-0.38
+/// (0.39-0.44 -> 0.48-0.64 under zen3), fp32 (2,16,256,256) 0.23-0.26 -> 0.42-0.49.
+/// Whole-line tiles (AVX-512) keep their ways: not measured here.
+/// Example: FLUX pack fp32 (4,16,256,256) into a std::vector (16 mod 64), AVX2: yes; into
+/// dst + 2 bytes: no.
+inline bool shifted_rows_fit(const engine_plan& e, const void* dst) {
+  const index_t T = kernels::tile_of(e.elem);
+  return e.kind == engine_plan::transpose && !line_tiles_fit(e) && kernels::stream_lines_fit(e.elem) &&
+         std::min(e.block_b, e.nB) >= T && rows_line_offset(e, dst) != 0;
+}
 inline bool dense_rows_fit(const engine_plan& e) {
   return dense_tiles_fit(e) && back_to_back(e.gb, e.nb, e.nA * e.elem, 1);
 }
@@ -488,6 +514,11 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
                             : intel_line_blocks(e)          ? intel_line_block_bytes(e)
                                                             : transpose_block_bytes;
       split_group_a(e, block, pair * std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
+      return;
+    }
+    if (shifted_rows_fit(e, dst)) {
+      e.nt = e.nt_shifted = true;
+      split_group_a(e, e.nA * e.elem);  // A whole: a unit's seams go out in order
       return;
     }
     if (dense_rows_fit(e)) {

@@ -158,13 +158,29 @@ inline bool rows_on_lines(const engine_plan& e, const void* dst) {
   return true;
 }
 
+/// The bytes into a line at which every destination row of transpose e starts, where that is the
+/// same for all, not 0, a multiple of the element, and the rows are whole lines long (so that
+/// they meet lines moved by it); else 0. Example: FLUX pack fp32 (4,16,256,256) into a
+/// std::vector (16 mod 64): rows of 32 8-byte elements at multiples of 256 from dst: 16; from a
+/// 64-byte aligned dst: 0 (rows_on_lines); from dst + 2 bytes: 0 (not a multiple of 8).
+inline index_t rows_line_offset(const engine_plan& e, const void* dst) {
+  const auto m = static_cast<index_t>((reinterpret_cast<std::uintptr_t>(dst) + static_cast<std::uintptr_t>(e.dst_off)) & 63);
+  if (e.kind != engine_plan::transpose || m == 0 || m % e.elem != 0 || e.nA * e.elem % 64 != 0) return 0;
+  for (int k = 0; k < e.nouter; ++k)
+    if (e.outer[k].ds % 64 != 0) return 0;
+  for (int k = 0; k < e.nb; ++k)
+    if (e.gb[k].ds % 64 != 0) return 0;
+  return m;
+}
+
 /// The size from which a plan's destination (at `dst`) streams, scattered transposes (from
 /// scattered_streaming_threshold) and, under intel, gathered runs (from
 /// intel_run_streaming_threshold, see use_streaming_stores) aside: by its tuning, and by the
 /// threads the copy runs on (`nthreads`, at least 1) for transposes of power-of-two elements
 /// (under zen only those whose rows are whole lines on lines, rows_on_lines, and whose tiles
-/// would stream them whole: AVX-512's whole-line tiles, else micro<E>'s where stream_lines_fit;
-/// not narrow).
+/// would stream them whole: AVX-512's whole-line tiles, else micro<E>'s where stream_lines_fit,
+/// which also stream rows that all start the same bytes into a line (rows_line_offset,
+/// engine_plan::nt_shifted); not narrow).
 /// Example, zen: FLUX pack bf16 (4,16,256,256) (8 MiB) into a 64-byte aligned buffer: 8 MiB at
 /// 1 thread (it streams), 12 MiB at 2 or into dst + 4 bytes; zen3: 8 MiB at 2 as well. Intel:
 /// FLUX pack bf16 (1,16,256,256) (2 MiB): 2 MiB at 1 thread (it streams), 4 MiB at 2;
@@ -173,7 +189,8 @@ inline index_t streaming_threshold_of(const engine_plan& e, const void* dst, uns
   if (e.tune != tuning::intel) {
     const int E = static_cast<int>(e.elem);
     const bool streams_lines = e.elem <= 8 && (kernels::line_tile_of(E) > 1 || kernels::stream_lines_fit(E)) &&
-                               narrow_transpose(e) == narrow_kind::none && rows_on_lines(e, dst);
+                               narrow_transpose(e) == narrow_kind::none &&
+                               (rows_on_lines(e, dst) || (kernels::line_tile_of(E) == 1 && rows_line_offset(e, dst) != 0));
     return (nthreads <= 1 || e.tune == tuning::zen3) && streams_lines ? zen_one_thread_threshold
                                                                        : streaming_threshold;
   }
