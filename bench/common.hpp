@@ -38,6 +38,9 @@ struct workload {
   std::array<index_t, 4> flux{};  ///< (B,C,H,W) for the FLUX chains (static dispatch)
   bool pack = false;              ///< a FLUX chain: pack (else unpack)
   bool large = false;         ///< fewer/shorter repetitions
+  /// Where the destination starts past a line boundary (bytes): 16 for the vector family, as
+  /// glibc places a large allocation (a std::vector); the streaming copy keeps a line start.
+  std::size_t dst_offset = 0;
 
   index_t numel() const {
     index_t n = 1;
