@@ -167,21 +167,21 @@ template <int E>
 void transpose_shifted(const engine_plan& p, const char* s, char* d, const index_t* offA, const index_t* offB,
                        index_t b_begin, index_t b_end, index_t ahead, const unit_source& next = {}) {
   if constexpr (stream_lines_fit(E)) {
-  const index_t na = p.nA, m = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(d + offB[b_begin]) & 63);
-  const bool whole = !far_source_rows(p) && na * E <= shifted_row_bytes;
-  const index_t steps = (b_end - b_begin + micro<E>::T - 1) / micro<E>::T;
-  unit_requests<E> req(next, offA, steps);
-  const auto by = [&](auto row) {
-    if (whole)
-      shifted_rows<E>(s, d, offB, na, b_begin, b_end, m, row, req);
+    const index_t na = p.nA, m = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(d + offB[b_begin]) & 63);
+    const bool whole = !far_source_rows(p) && na * E <= shifted_row_bytes;
+    const index_t steps = (b_end - b_begin + micro<E>::T - 1) / micro<E>::T;
+    unit_requests<E> req(next, offA, steps);
+    const auto by = [&](auto row) {
+      if (whole)
+        shifted_rows<E>(s, d, offB, na, b_begin, b_end, m, row, req);
+      else
+        shifted_lines<E>(s, d, offB, na, b_begin, b_end, m, ahead, row, req);
+    };
+    // (rows evenly spaced and close: offsets computed, as transpose_stream_lines does)
+    if (p.na == 1 && !far_source_rows(p))
+      by([s_step = p.ga[0].ss, first = offA[0]](index_t a) { return first + a * s_step; });
     else
-      shifted_lines<E>(s, d, offB, na, b_begin, b_end, m, ahead, row, req);
-  };
-  // (rows evenly spaced and close: offsets computed, as transpose_stream_lines does)
-  if (p.na == 1 && !far_source_rows(p))
-    by([s_step = p.ga[0].ss, first = offA[0]](index_t a) { return first + a * s_step; });
-  else
-    by([offA](index_t a) { return offA[a]; });
+      by([offA](index_t a) { return offA[a]; });
   }
 }
 
