@@ -265,10 +265,10 @@ inline bool dense_tiles_fit(const engine_plan& e) {
 /// (4096,4096).t() (nt_rows) 0.27-0.29 -> 0.29-0.35 (0.40-0.53 -> 0.56-0.57),
 /// (1000,64,50).permute(0,2,1) (close rows, nt_dense) 0.43-0.45 -> 0.50-0.64 (0.57-0.76 ->
 /// 0.70-0.98), (2048,1024).t() (8 MiB, 32 bytes into a line, in place) 0.23-0.27 -> 0.30-0.33;
-/// the same on a line
-/// (rows_on_lines): about 0.5-0.6. Destinations of 8 MiB stream on one thread as rows on
-/// lines do (streaming_threshold_of): FLUX pack bf16 (4,16,256,256) 0.24-0.26 in place -> 0.33-0.38
-/// (0.39-0.44 -> 0.48-0.64 under zen3), fp32 (2,16,256,256) 0.23-0.26 -> 0.42-0.49.
+/// the same on a line (rows_on_lines): about 0.5-0.6. Destinations of 8 MiB stream on one
+/// thread as rows on lines do (streaming_threshold_of): FLUX pack bf16 (4,16,256,256)
+/// 0.24-0.26 in place -> 0.33-0.38 (0.39-0.44 -> 0.48-0.64 under zen3), fp32 (2,16,256,256)
+/// 0.23-0.26 -> 0.42-0.49.
 /// Whole-line tiles (AVX-512) keep their ways: not measured here.
 /// Example: FLUX pack fp32 (4,16,256,256) into a std::vector (16 mod 64), AVX2: yes; into
 /// dst + 2 bytes: no.

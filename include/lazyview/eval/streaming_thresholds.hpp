@@ -146,31 +146,35 @@ inline bool lines_aligned(const engine_plan& e, const void* dst, index_t align) 
   return on;
 }
 
-/// Whether transpose e's destination rows (the A group of every B index and outer iteration,
-/// from `dst`) all start on a cache line and are whole lines long: then its whole-line tiles
-/// can stream straight from registers. Example: FLUX pack bf16 (4,16,256,256) into a 64-byte
-/// aligned buffer: rows of 32 4-byte elements (128 bytes) at multiples of 128: yes; from dst + 4:
-/// no.
-inline bool rows_on_lines(const engine_plan& e, const void* dst) {
-  if (e.kind != engine_plan::transpose || e.nA * e.elem % 64 != 0 || !lines_aligned(e, dst, 64)) return false;
+/// The bytes into a cache line at which every destination row of transpose e (the A group of
+/// every B index and outer iteration, from `dst`) starts, where the rows are whole lines long
+/// and those bytes are the same for all (every destination stride of B and of the outer loops a
+/// multiple of 64); else -1. Example: FLUX pack fp32 (4,16,256,256), rows of 256 bytes at
+/// multiples of 256 from dst: 0 into a 64-byte aligned buffer, 16 into a std::vector (16 mod 64);
+/// (86,59,45,18).permute(1,2,3,0) (rows of 344 bytes): -1.
+inline index_t shared_row_offset(const engine_plan& e, const void* dst) {
+  if (e.kind != engine_plan::transpose || e.nA * e.elem % 64 != 0) return -1;
+  for (int k = 0; k < e.nouter; ++k)
+    if (e.outer[k].ds % 64 != 0) return -1;
   for (int k = 0; k < e.nb; ++k)
-    if (e.gb[k].ds % 64 != 0) return false;
-  return true;
+    if (e.gb[k].ds % 64 != 0) return -1;
+  return static_cast<index_t>((reinterpret_cast<std::uintptr_t>(dst) + static_cast<std::uintptr_t>(e.dst_off)) & 63);
 }
 
-/// The bytes into a line at which every destination row of transpose e starts, where that is the
-/// same for all, not 0, a multiple of the element, and the rows are whole lines long (so that
-/// they meet lines moved by it); else 0. Example: FLUX pack fp32 (4,16,256,256) into a
-/// std::vector (16 mod 64): rows of 32 8-byte elements at multiples of 256 from dst: 16; from a
-/// 64-byte aligned dst: 0 (rows_on_lines); from dst + 2 bytes: 0 (not a multiple of 8).
+/// Whether transpose e's destination rows all start on a cache line and are whole lines long
+/// (shared_row_offset 0): then its whole-line tiles can stream straight from registers.
+/// Example: FLUX pack bf16 (4,16,256,256) into a 64-byte aligned buffer: rows of 32 4-byte
+/// elements (128 bytes) at multiples of 128: yes; from dst + 4: no.
+inline bool rows_on_lines(const engine_plan& e, const void* dst) { return shared_row_offset(e, dst) == 0; }
+
+/// The bytes into a line at which every destination row of transpose e starts
+/// (shared_row_offset), where that is not 0 and a multiple of the element, so that lines moved
+/// by it meet the rows' elements; else 0. Example: FLUX pack fp32 (4,16,256,256) into a
+/// std::vector (16 mod 64): 16; from a 64-byte aligned dst: 0 (rows_on_lines); from dst + 2
+/// bytes: 0 (not a multiple of the 8-byte element).
 inline index_t rows_line_offset(const engine_plan& e, const void* dst) {
-  const auto m = static_cast<index_t>((reinterpret_cast<std::uintptr_t>(dst) + static_cast<std::uintptr_t>(e.dst_off)) & 63);
-  if (e.kind != engine_plan::transpose || m == 0 || m % e.elem != 0 || e.nA * e.elem % 64 != 0) return 0;
-  for (int k = 0; k < e.nouter; ++k)
-    if (e.outer[k].ds % 64 != 0) return 0;
-  for (int k = 0; k < e.nb; ++k)
-    if (e.gb[k].ds % 64 != 0) return 0;
-  return m;
+  const index_t m = shared_row_offset(e, dst);
+  return m > 0 && m % e.elem == 0 ? m : 0;
 }
 
 /// The size from which a plan's destination (at `dst`) streams, scattered transposes (from
