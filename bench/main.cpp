@@ -220,7 +220,7 @@ std::vector<workload> all_workloads() {
 
 void run_case(benchmark::State& st, const std::string& name, const workload& w, int threads, const impl& im) {
   static std::set<std::string> verified;
-  case_buffers& b = buffers_for(w.bytes() + 64);
+  case_buffers& b = buffers_for(w.bytes() + w.dst_offset);
   const std::size_t bytes = w.bytes();
   char* const dst = static_cast<char*>(b.dst.p) + (im.name == "stream_copy" ? 0 : w.dst_offset);
   runner r;
