@@ -84,6 +84,42 @@ BOOST_AUTO_TEST_CASE(streaming_transpose_element_sizes) {
   streaming_transpose<std::uint64_t>(1000, 271);   // 62 blocks of 16 + 8
 }
 
+// Far-apart fp32 source rows a multiple of 4 KiB apart share one set of the first-level cache:
+// where register tiles stream whole lines (no whole-line tiles), a streamed unit takes one line
+// of each destination row (16 rows of A), not transpose_block_bytes (see aliased_source_rows).
+// Rows 4 KiB + 64 bytes apart, 2-byte and 8-byte elements keep 128 bytes. Values at 1 and 2
+// threads, A in 63 blocks of 16 (rows 4 KiB apart) and 33 (8 KiB apart: the threads' shares
+// uneven).
+BOOST_AUTO_TEST_CASE(streaming_aliased_source_rows) {
+  tuning_scope const zen{tuning::zen};
+  std::vector<float> in(1);
+  tensor<float, 1> out({64});
+  const float* d = out.data();
+  const bool fits = kernels::have_nt && kernels::line_tile_of(4) == 1 && kernels::stream_lines_fit(4);
+  const auto block_bytes = [&](auto x, index_t R, index_t C) {
+    const auto e = from_blob(x, {R, C}).t();
+    const index_t E = sizeof(*x);
+    const engine_plan ep = streamed_plan_of(e, E, d, R * C * E);
+    return std::pair{ep.nt && !line_tiles_fit(ep), ep.block_a * ep.elem};
+  };
+  for (const auto [R, C] : {std::pair<index_t, index_t>{1024, 1024}, {1024, 4096}, {1008, 1024}, {528, 2048}}) {
+    const auto [nt, bytes] = block_bytes(in.data(), R, C);
+    BOOST_TEST(aliased_source_rows(streaming_plan(from_blob(in.data(), {R, C}).t(), d)) == fits);
+    if (fits) BOOST_TEST(nt);  // (other targets' units may not be scattered: a higher threshold)
+    if (nt) BOOST_TEST(bytes == (fits ? aliased_block_bytes : transpose_block_bytes), "(" << R << "," << C << ").t()");
+  }
+  const auto [nt_off, bytes_off] = block_bytes(in.data(), 1024, 1040);
+  if (nt_off) BOOST_TEST(bytes_off == transpose_block_bytes);
+  const std::vector<std::uint16_t> h(1);
+  const auto [nt_h, bytes_h] = block_bytes(h.data(), 1024, 2048);
+  if (nt_h) BOOST_TEST(bytes_h == transpose_block_bytes);
+  const std::vector<double> w(1);
+  const auto [nt_w, bytes_w] = block_bytes(w.data(), 1024, 512);
+  if (nt_w) BOOST_TEST(bytes_w == transpose_block_bytes);
+  streaming_transpose<float>(1008, 1024);
+  streaming_transpose<float>(528, 2048);
+}
+
 // Which transposes stream (where this build has streaming stores): those that read and write in
 // pieces from 2 MiB, others from 12 MiB (under the intel tuning 4 MiB, and 2 MiB on one thread for
 // power-of-two elements); only rows of whole lines, in blocks of whole lines.
