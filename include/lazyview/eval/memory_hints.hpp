@@ -117,10 +117,11 @@ inline constexpr index_t transpose_short_b_rows = 32;
 /// Far-apart source rows a multiple of cache_set_span bytes apart (a power-of-two transpose:
 /// (4096,4096).t() fp32, rows 16 KiB apart) all fall in one set of the first-level data cache
 /// (64 sets of 64-byte lines on Zen 2 to 5 and on Intel since Sandy Bridge), 8 to 12 lines a
-/// set. A streamed unit of transpose_block_bytes of fp32 reads half a line of 32 such rows a
-/// step, and fetches each line again for its other half; units of aliased_block_bytes (16 rows,
-/// the fewest whose line a destination row takes whole) halve the rows that share the set.
-/// Only where measured to pay: fp32 with register tiles (stream_lines_fit, no whole-line tiles).
+/// set, and a streamed unit of transpose_block_bytes of fp32 keeps 32 of them in flight at once;
+/// units of aliased_block_bytes (16 rows, the fewest whose line a destination row takes whole)
+/// halve that. (Which cost it is was not pinned down: reading each source line whole in one step
+/// instead, so that no line is fetched twice, ran slower.) Only where measured to pay: fp32
+/// with register tiles (stream_lines_fit, no whole-line tiles).
 /// On the 2-core Zen 3 VM (AVX2), ratio to a one-thread streaming copy, 1 thread, 3 alternated
 /// runs each, 128 -> 64 bytes: (1024,4096).t() 0.30-0.33 -> 0.39-0.42, (4096,1024).t()
 /// 0.31-0.35 -> 0.41-0.42, (8,512,2048).permute(0,2,1) 0.34-0.39 -> 0.43-0.47,
