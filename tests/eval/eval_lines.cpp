@@ -374,6 +374,60 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_pairs)
     values(std::uint16_t{}, 1088, 2050);
 }
 
+BOOST_AUTO_TEST_CASE(line_tiles_split_sweeps)
+{
+    // Streamed byte tiles whose destination rows lie a multiple of 2 KiB apart sweep A twice per
+    // staged step, 32 of its 64 rows each (engine_plan::split_sweeps, lv::aliased_destination_rows),
+    // under the zen tuning where the target has byte tiles: (4096,4096).t() and (2048,1031).t()
+    // (destination rows 4096 and 2048 bytes apart); not (4160,4096).t() or (3072,1024).t() (4160
+    // and 3072 apart), not 2-byte tiles ((4096,2048).t(), 32 rows a step already), not under
+    // intel (paired tiles instead).
+    bool const have = lv::kernels::line_tile_of(1) > 1;
+    std::vector<std::int8_t> in(1);
+    std::int8_t const* x = in.data();
+    void const* const page = reinterpret_cast<void const*>(std::uintptr_t{1} << 12);  // (alignment only)
+    auto const split = [&](index_t rows, index_t cols, index_t elem) {
+        lv::engine_plan const p = streamed_plan_of(lv::from_blob(x, {rows, cols}).t(), elem, page, rows * cols * elem);
+        if (have) BOOST_TEST(p.nt, "(" << rows << "," << cols << ").t()");
+        return p.split_sweeps;
+    };
+    {
+        tuning_scope const zen{lv::tuning::zen};
+        BOOST_TEST(split(4096, 4096, 1) == have);
+        BOOST_TEST(split(2048, 1031, 1) == have);
+        BOOST_TEST(!split(4160, 4096, 1));
+        BOOST_TEST(!split(3072, 1024, 1));
+        BOOST_TEST(!split(4096, 2048, 2));
+    }
+    {
+        tuning_scope const intel{lv::tuning::intel};
+        BOOST_TEST(!split(4096, 4096, 1));  // (far-apart source rows: row blocks)
+        BOOST_TEST(!split(4096, 544, 1));   // (close ones, 544 bytes apart)
+    }
+    // Values at 1, 2 and 0 threads under zen, streamed: (2048,1031).t() (A in 16 blocks of 128;
+    // B = 1031 in chunks of 256, the last 263: four staged steps, then 7 rows, a partial tile)
+    // and (4096,544).t() (B in chunks of 256 and 288: four staged steps, then two tiles of 16).
+    tuning_scope const zen{lv::tuning::zen};
+    for (auto const& [rows, cols] : {std::pair<index_t, index_t>{2048, 1031}, {4096, 544}}) {
+        auto buf = make_buffer<std::int8_t>(rows * cols);
+        std::int8_t const* const a = buf.data();
+        auto const e = lv::from_blob(a, {rows, cols}).t();
+        lv::tensor<std::int8_t, 2> out({cols, rows});
+        BOOST_TEST_CONTEXT("(" << rows << "," << cols << ").t() bytes")
+        {
+            BOOST_TEST(streamed_plan_of(e, 1, out.data(), rows * cols).split_sweeps == have);
+            for (unsigned const th : {1u, 2u, 0u}) {
+                std::fill_n(out.data(), rows * cols, std::int8_t{});
+                lv::copy(e, out, lv::threads{th});
+                index_t bad = 0, first = -1;
+                for (index_t i = 0; i < rows * cols; ++i)
+                    if (out.data()[i] != a[i % rows * cols + i / rows] && bad++ == 0) first = i;
+                BOOST_TEST(bad == 0, "threads{" << th << "}: " << bad << " elements differ, first at flat " << first);
+            }
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_and_halves)
 {
     // Tiles of 64 x 16 bytes and 32 x 16 2-byte elements (where the target has them; the older

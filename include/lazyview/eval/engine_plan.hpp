@@ -86,6 +86,8 @@ struct engine_plan {
   bool pairs = false;      ///< with nt, whole-line tiles two along A at a time: each destination
                            ///< row gets two adjacent lines at once, and each source row gives two
                            ///< (intel_line_blocks)
+  bool split_sweeps = false; ///< with nt, staged tiles of bytes sweep A twice per staged step, 32
+                             ///< destination rows each (aliased_destination_rows)
   tuning tune = tuning::zen;  ///< the measurements the memory hints follow (eval/cpu_tuning.hpp)
 
   index_t outer_count() const {

@@ -37,14 +37,15 @@ struct line_carry {
 /// The G = 64 / (TB * E) tiles of 1- or 2-byte elements (line_micro<E>) that read one line of
 /// each of their T source rows, that line copied once, whole, to a small buffer first (see
 /// transpose_lines). `line(i)`: the line in source row i; `drow(j)`: destination row j of the
-/// G * TB, at the tiles' first A index.
+/// G * TB, at the tiles' first A index. Only tiles [k0, k1) of the G go (see split_sweeps in
+/// transpose_lines); their source lines are staged whole all the same.
 /// Example, bytes: 64 lines staged, then 4 tiles of 64 x 16 from bytes 0, 16, 32 and 48 of each.
 template <int E, bool NT, class L, class D>
-LAZYVIEW_ALWAYS_INLINE inline void staged_tiles(L line, D drow) {
-  constexpr int T = line_micro<E>::T, TB = line_micro<E>::TB, G = 64 / (TB * E);
+LAZYVIEW_ALWAYS_INLINE inline void staged_tiles(L line, D drow, int k0 = 0, int k1 = 64 / (line_micro<E>::TB * E)) {
+  constexpr int T = line_micro<E>::T, TB = line_micro<E>::TB;
   alignas(64) char stage[T * 64];
   for (int i = 0; i < T; ++i) copy_line(line(i), stage + i * 64);
-  for (int k = 0; k < G; ++k)
+  for (int k = k0; k < k1; ++k)
     line_micro<E>::template tile<NT, false>([&](int i) { return stage + i * 64 + k * TB * E; },
                                             [&](int i) { return drow(k * TB + i); });
 }
@@ -170,15 +171,21 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   // 16 MiB, 4.3 -> 9.2 GB/s at 1 thread; (4032,4096).t() (source rows 4096 bytes apart, the
   // destination's 4032) 4.9 -> 9.6; (4160,4160).t() and (1088,1088).t() (in cache) alike
   // either way (2-core Zen 4 VM, medians of 9).
+  // Streamed with engine_plan::split_sweeps (destination rows a power of two apart), a staged
+  // step sweeps A twice, the first G / 2 tiles of each staged line, then the rest: half as many
+  // destination rows in turn (aliased_destination_rows).
   constexpr int G = Wide && !Rows ? 64 / (TB * E) : 1;
+  const int sweeps = NT && G > 1 && p.split_sweeps ? 2 : 1;
   const auto steps_at = [&](index_t b) {
     if constexpr (G > 1) {
       char* drows[64 / E];  // (G * TB rows; G * TB as the bound crashes g++ 12)
       for (int i = 0; i < G * TB; ++i) drows[i] = dcol + offB[b + i];
       const char* const sb = s + b * E;
-      for_tiles_a<T>(na, head, [&](index_t a) {
-        staged_tiles<E, NT>([&](int i) { return sb + oa[a + i]; }, [&](int j) { return drows[j] + a * E; });
-      });
+      for (int h = 0; h < sweeps; ++h)
+        for_tiles_a<T>(na, head, [&](index_t a) {
+          staged_tiles<E, NT>([&](int i) { return sb + oa[a + i]; }, [&](int j) { return drows[j] + a * E; },
+                              h * G / sweeps, (h + 1) * G / sweeps);
+        });
     } else {
       (void)b;
     }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "aliased_rows.hpp"
 #include "engine_plan.hpp"
 #include "narrow.hpp"
 #include "streaming_thresholds.hpp"
@@ -114,32 +115,6 @@ inline index_t nt_rows_block_of(const engine_plan& e) {
 /// 1.40-1.49x (1.33x), bf16 (A = 288) 1.09-1.19x (1.02-1.09x), uint8 (A = 576) 1.03-1.07x. The
 /// AVX2 build's tiles (no whole-line tiles, 1 thread) 1.06-2.04x on the same cases.
 inline constexpr index_t transpose_short_b_rows = 32;
-/// Far-apart source rows a multiple of cache_set_span bytes apart (a power-of-two transpose:
-/// (4096,4096).t() fp32, rows 16 KiB apart) all fall in one set of the first-level data cache
-/// (64 sets of 64-byte lines on Zen 2 to 5 and on Intel since Sandy Bridge), 8 to 12 lines a
-/// set, and a streamed unit of transpose_block_bytes of fp32 keeps 32 of them in flight at once;
-/// units of aliased_block_bytes (16 rows, the fewest whose line a destination row takes whole)
-/// halve that. (Which cost it is was not pinned down: reading each source line whole in one step
-/// instead, so that no line is fetched twice, ran slower.) Only where measured to pay: fp32
-/// with register tiles (stream_lines_fit, no whole-line tiles).
-/// On the 2-core Zen 3 VM (AVX2), ratio to a one-thread streaming copy, 1 thread, 3 alternated
-/// runs each, 128 -> 64 bytes: (1024,4096).t() 0.30-0.33 -> 0.39-0.42, (4096,1024).t()
-/// 0.31-0.35 -> 0.41-0.42, (8,512,2048).permute(0,2,1) 0.34-0.39 -> 0.43-0.47,
-/// (16,64,4096).permute(0,2,1) 0.37-0.48 -> 0.75-0.84; bench/ab, transpose/fp32/4096x4096 1.47x
-/// and 1.71x at 1 thread, 1.57x and 1.41x at 2 (two runs of 3-4 rounds). Rows that do not alias
-/// lost ((4000,4000).t() 0.57-0.60 -> 0.50-0.51); 8-byte elements ((2048,4096,2).permute(1,0,2),
-/// 8 rows a unit) went 0.33-0.36 -> 0.43-0.47 at 1 thread but 0.80-0.94 -> 0.62-0.78 at 2; uint8
-/// (4096,4096).t() 0.96-1.02x, bf16 (4096,2048).t() 0.99x at 1 thread and 1.02-1.08x at 2.
-inline constexpr index_t cache_set_span = 4096;
-inline constexpr index_t aliased_block_bytes = 64;
-/// Example: (4096,4096).t() fp32 (A: 4096 rows 16 KiB apart): yes, units of 16 rows where they
-/// were 32; (4000,4000).t(), (4096,2048).t() bf16: no.
-inline bool aliased_source_rows(const engine_plan& e) {
-  if (!far_source_rows(e) || e.elem != 4 || kernels::line_tile_of(4) > 1 || !kernels::stream_lines_fit(4)) return false;
-  for (int k = 0; k < e.na; ++k)
-    if (e.ga[k].ss % cache_set_span != 0) return false;
-  return true;
-}
 /// Scattered and far-row plans stream through nt_rows only with destination rows of at least
 /// this many bytes: two units or more, so that most lines are completed by the unit after.
 inline constexpr index_t nt_rows_long_row_bytes = 1024;
@@ -541,6 +516,7 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
                             : aliased_source_rows(e)        ? aliased_block_bytes
                                                             : transpose_block_bytes;
       split_group_a(e, block, pair * std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
+      e.split_sweeps = aliased_destination_rows(e);
       return;
     }
     if (shifted_rows_fit(e, dst)) {

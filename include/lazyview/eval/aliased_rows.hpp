@@ -1,0 +1,71 @@
+#pragma once
+// Rows a power of two apart: source rows that share one set of the first-level data cache, and
+// destination rows whose streamed lines the memory system takes at half speed when many of
+// them are written in turn. Each rule is a predicate of the plan, so tests can pin which plans
+// take it; use_streaming_stores (eval/memory_hints.hpp) applies them.
+#include "engine_plan.hpp"
+
+namespace lazyview {
+
+/// Far-apart source rows a multiple of cache_set_span bytes apart (a power-of-two transpose:
+/// (4096,4096).t() fp32, rows 16 KiB apart) all fall in one set of the first-level data cache
+/// (64 sets of 64-byte lines on Zen 2 to 5 and on Intel since Sandy Bridge), 8 to 12 lines a
+/// set, and a streamed unit of transpose_block_bytes of fp32 keeps 32 of them in flight at once;
+/// units of aliased_block_bytes (16 rows, the fewest whose line a destination row takes whole)
+/// halve that. (Which cost it is was not pinned down: reading each source line whole in one step
+/// instead, so that no line is fetched twice, ran slower.) Only where measured to pay: fp32
+/// with register tiles (stream_lines_fit, no whole-line tiles).
+/// On the 2-core Zen 3 VM (AVX2), ratio to a one-thread streaming copy, 1 thread, 3 alternated
+/// runs each, 128 -> 64 bytes: (1024,4096).t() 0.30-0.33 -> 0.39-0.42, (4096,1024).t()
+/// 0.31-0.35 -> 0.41-0.42, (8,512,2048).permute(0,2,1) 0.34-0.39 -> 0.43-0.47,
+/// (16,64,4096).permute(0,2,1) 0.37-0.48 -> 0.75-0.84; bench/ab, transpose/fp32/4096x4096 1.47x
+/// and 1.71x at 1 thread, 1.57x and 1.41x at 2 (two runs of 3-4 rounds). Rows that do not alias
+/// lost ((4000,4000).t() 0.57-0.60 -> 0.50-0.51); 8-byte elements ((2048,4096,2).permute(1,0,2),
+/// 8 rows a unit) went 0.33-0.36 -> 0.43-0.47 at 1 thread but 0.80-0.94 -> 0.62-0.78 at 2; uint8
+/// (4096,4096).t() 0.96-1.02x, bf16 (4096,2048).t() 0.99x at 1 thread and 1.02-1.08x at 2.
+inline constexpr index_t cache_set_span = 4096;
+inline constexpr index_t aliased_block_bytes = 64;
+/// Example: (4096,4096).t() fp32 (A: 4096 rows 16 KiB apart): yes, units of 16 rows where they
+/// were 32; (4000,4000).t(), (4096,2048).t() bf16: no.
+inline bool aliased_source_rows(const engine_plan& e) {
+  if (!far_source_rows(e) || e.elem != 4 || kernels::line_tile_of(4) > 1 || !kernels::stream_lines_fit(4)) return false;
+  for (int k = 0; k < e.na; ++k)
+    if (e.ga[k].ss % cache_set_span != 0) return false;
+  return true;
+}
+/// Streamed lines that go to more than about 32 destination rows in turn run at half speed where
+/// the rows lie a multiple of aliased_destination_span bytes apart. A probe that only streams
+/// 64-byte lines, G rows one line each, then the next line of the same G rows, 16 MiB, on a
+/// 2-core Zen 5 VM (AVX-512), GB/s written: rows 4096 bytes apart, G = 16 and 32 ran 32-41,
+/// G = 48 24-26, G = 64 16-17; rows 2048 or 8192 apart, G = 64 15-16 (2048 apart, G = 128: 8);
+/// rows 4160 apart, G = 64 39-42. Staged byte tiles (kernels::staged_tiles) write 64 rows in
+/// turn, 16 per tile of 64 x 16 (2-byte tiles: 32, fp32 and fp64: 16 and 8).
+inline constexpr index_t aliased_destination_span = 2048;
+inline constexpr index_t aliased_destination_turn = 32;
+/// Whether a streamed transpose in staged whole-line tiles sweeps its A twice per staged step,
+/// half the step's destination rows each (engine_plan::split_sweeps, kernels::transpose_lines),
+/// so that aliased_destination_turn rows, not 64, are written in turn: 1-byte elements in
+/// whole-line tiles (AVX-512 VBMI), every destination stride of B a multiple of
+/// aliased_destination_span, and the zen tunings (the intel tuning pairs the tiles instead,
+/// each destination row taking two adjacent lines at once: intel_line_blocks). Each sweep
+/// stages its tiles' source lines again, from the caches by then. On the 2-core Zen 5 VM,
+/// bench/ab against the single sweep, ratio to the better of memcpy and a streaming copy,
+/// medians of 5 rounds of 3 repetitions, 1 thread (2 in brackets): (4096,4096).t() uint8 0.19 ->
+/// 0.24 (0.21 -> 0.28), paired speed-up 1.20x (1.25x), and 1.18x (1.13x) in another run of 3
+/// rounds. Rows 4160 apart lost, with their source lines staged twice: (4160,4032).t() 0.83x
+/// (0.82x), hence the rule. Staging the step's tiles of A once, for both sweeps, gained less on
+/// (4096,4096).t() (1.08x and 1.11x at 1 thread), and so did sweeps that write each row's two
+/// lines of a unit one after the other, 16 rows in turn (1.08x and 1.15x).
+/// Examples: (4096,4096).t() and (2048,1031).t() uint8 (destination rows 4096 and 2048 bytes
+/// apart): yes; (4160,4096).t() (4160 apart), (4096,2048).t() bf16 (tiles of 32 rows): no.
+inline bool aliased_destination_rows(const engine_plan& e) {
+  // (staged tiles: 1- and 2-byte elements; a step writes 64 / elem rows)
+  if (e.elem > 2 || kernels::line_tile_of(e.elem) == 1 || e.tune == tuning::intel ||
+      64 / e.elem <= aliased_destination_turn)
+    return false;
+  for (int k = 0; k < e.nb; ++k)
+    if (e.gb[k].ds % aliased_destination_span != 0) return false;
+  return true;
+}
+
+}  // namespace lazyview
