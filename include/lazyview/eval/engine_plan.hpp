@@ -69,7 +69,8 @@ struct engine_plan {
                            ///< out stretch by stretch (kernels::transpose_stretches); 0: all
   bool nt_shifted = false; ///< with nt, a transpose whose destination rows all start the same
                            ///< bytes into a line (A whole): lines moved by that offset stream
-                           ///< straight from the tiles (kernels::transpose_shifted)
+                           ///< straight from the tiles (kernels::transpose_shifted;
+                           ///< whole-line tiles: transpose_shifted_tiles)
   bool no_narrow = false;  ///< kind transpose: not a narrow transpose (eval/narrow.hpp) even where its
                            ///< shape is one (use_streaming_stores: its rows would not stream)
   index_t block_a = 1;     ///< kind transpose: A indices per work unit

@@ -9,6 +9,7 @@
 
 #include "engine_kernels.hpp"
 #include "line_writer.hpp"
+#include "shifted_tiles.hpp"
 
 namespace lazyview {
 
@@ -294,6 +295,10 @@ bool transpose_unit_lines_of(const engine_plan& p, const char* s, char* d, const
   if constexpr (rows_tile_of(E) > 1) {
     constexpr bool wide = line_tile_of(E) > 1;
     if constexpr (wide) {
+      if (p.nt_shifted) {
+        transpose_shifted_tiles<E>(s, d, offA, offB, p.nA, c.b0, c.b1, next);
+        return true;
+      }
       if (p.nt && !p.nt_rows) {
         transpose_lines<E, line_out::stream>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
         return true;

@@ -270,13 +270,30 @@ inline bool dense_tiles_fit(const engine_plan& e) {
 /// thread as rows on lines do (streaming_threshold_of): FLUX pack bf16 (4,16,256,256)
 /// 0.24-0.26 in place -> 0.33-0.38 (0.39-0.44 -> 0.48-0.64 under zen3), fp32 (2,16,256,256)
 /// 0.23-0.26 -> 0.42-0.49.
-/// Whole-line tiles (AVX-512) keep their ways: not measured here.
+/// Whole-line tiles (AVX-512) shift their lines in registers instead (shifted_tiles_fit).
 /// Example: FLUX pack fp32 (4,16,256,256) into a std::vector (16 mod 64), AVX2: yes; into
 /// dst + 2 bytes: no.
 inline bool shifted_rows_fit(const engine_plan& e, const void* dst) {
   const index_t T = kernels::tile_of(e.elem);
   return e.kind == engine_plan::transpose && !line_tiles_fit(e) && kernels::stream_lines_fit(e.elem) &&
          std::min(e.block_b, e.nB) >= T && rows_line_offset(e, dst) != 0;
+}
+/// Whether a transpose streams as engine_plan::nt_shifted in whole-line tiles
+/// (kernels::transpose_shifted_tiles, AVX-512): the target has them for its elements
+/// (line_tiles_fit), every destination row starts the same bytes into a line (rows_line_offset),
+/// and rows are at most shifted_tile_row_bytes (a unit takes A whole; longer rows keep nt_rows,
+/// whose units take a block of them). They had streamed through the dense buffer (nt_dense). On a
+/// 2-core Zen 5 VM, into a std::vector (16 bytes into a line), bench/ab against the dense buffer,
+/// medians of 13 rounds of 3 repetitions, 1 thread (2 in brackets): FLUX pack fp32
+/// (4,16,256,256) 1.11x (1.08x), 0.51 -> 0.58 of the best copy; unpack 1.22x (1.22x), 0.52 ->
+/// 0.62 (0.42 -> 0.51). Their 8 MiB bf16 twins keep the 12 MiB threshold (streaming_threshold_of):
+/// streamed at 8 MiB on one thread, unpack lost (0.71x against in place; pack 1.01x).
+/// Example: FLUX pack fp32 (4,16,256,256) into a std::vector: rows of 256 bytes, yes;
+/// (4096,4096).t() there (rows of 16 KiB): no.
+inline constexpr index_t shifted_tile_row_bytes = 1024;
+inline bool shifted_tiles_fit(const engine_plan& e, const void* dst) {
+  return e.kind == engine_plan::transpose && line_tiles_fit(e) && rows_line_offset(e, dst) != 0 &&
+         e.nA * e.elem <= shifted_tile_row_bytes;
 }
 inline bool dense_rows_fit(const engine_plan& e) {
   return dense_tiles_fit(e) && back_to_back(e.gb, e.nb, e.nA * e.elem, 1);
@@ -519,7 +536,7 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
       e.split_sweeps = aliased_destination_rows(e);
       return;
     }
-    if (shifted_rows_fit(e, dst)) {
+    if (shifted_tiles_fit(e, dst) || shifted_rows_fit(e, dst)) {
       e.nt = e.nt_shifted = true;
       split_group_a(e, e.nA * e.elem);  // A whole: a unit's seams go out in order
       return;
