@@ -16,11 +16,6 @@ namespace lazyview {
 namespace kernels {
 
 #if defined(__AVX512F__)
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 inline __m512i line_bits(__m512 v) { return _mm512_castps_si512(v); }
 inline __m512i line_bits(__m512d v) { return _mm512_castpd_si512(v); }
 
@@ -146,9 +141,6 @@ void transpose_shifted_tiles(const char* s, char* d, const index_t* offA, const 
   }
   tail_plain(prev_end, prev_last);
 }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 #endif  // __AVX512F__
 
 }  // namespace kernels
