@@ -8,6 +8,7 @@
 // lie back to back; elsewhere each part of it goes plainly.
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "engine_kernels.hpp"
 
@@ -29,13 +30,9 @@ class line_shift {
   explicit line_shift(index_t m) {
     // lane i of the result: lane i + L - m / W of the pair (prev, cur), L lanes a line
     constexpr int W = E < 4 ? E : 4, L = 64 / W;
-    alignas(64) std::uint8_t idx[64];
-    for (int i = 0; i < L; ++i) {
-      const int lane = i + L - static_cast<int>(m) / W;
-      if constexpr (W == 1) idx[i] = static_cast<std::uint8_t>(lane);
-      if constexpr (W == 2) reinterpret_cast<std::uint16_t*>(idx)[i] = static_cast<std::uint16_t>(lane);
-      if constexpr (W == 4) reinterpret_cast<std::uint32_t*>(idx)[i] = static_cast<std::uint32_t>(lane);
-    }
+    using lane_t = std::conditional_t<W == 1, std::uint8_t, std::conditional_t<W == 2, std::uint16_t, std::uint32_t>>;
+    alignas(64) lane_t idx[L];
+    for (int i = 0; i < L; ++i) idx[i] = static_cast<lane_t>(i + L - static_cast<int>(m) / W);
     idx_ = _mm512_load_si512(idx);
   }
   __m512i of(__m512i prev, __m512i cur) const {
