@@ -59,9 +59,8 @@ inline constexpr index_t aliased_destination_turn = 32;
 /// Examples: (4096,4096).t() and (2048,1031).t() uint8 (destination rows 4096 and 2048 bytes
 /// apart): yes; (4160,4096).t() (4160 apart), (4096,2048).t() bf16 (tiles of 32 rows): no.
 inline bool aliased_destination_rows(const engine_plan& e) {
-  // (staged tiles: 1- and 2-byte elements; a step writes 64 / elem rows)
-  if (e.elem > 2 || kernels::line_tile_of(e.elem) == 1 || e.tune == tuning::intel ||
-      64 / e.elem <= aliased_destination_turn)
+  // (a step of whole-line tiles writes 64 / elem rows; only bytes write more than 32)
+  if (kernels::line_tile_of(e.elem) == 1 || e.tune == tuning::intel || 64 / e.elem <= aliased_destination_turn)
     return false;
   for (int k = 0; k < e.nb; ++k)
     if (e.gb[k].ds % aliased_destination_span != 0) return false;

@@ -35,20 +35,12 @@ struct line_carry {
   bool in = false, out = false;
 };
 
-/// The G = 64 / (TB * E) tiles of 1- or 2-byte elements (line_micro<E>) that read one line of
-/// each of their T source rows, that line copied once, whole, to a small buffer first (see
-/// transpose_lines). `line(i)`: the line in source row i; `drow(j)`: destination row j of the
-/// G * TB, at the tiles' first A index. Only tiles [k0, k1) of the G go (see split_sweeps in
-/// transpose_lines); their source lines are staged whole all the same.
-/// Example, bytes: 64 lines staged, then 4 tiles of 64 x 16 from bytes 0, 16, 32 and 48 of each.
+/// staged_tiles_to's tiles stored straight to destination rows: `drow(j)`: destination row j
+/// of the G * TB, at the tiles' first A index. Only tiles [k0, k1) of the G go (see
+/// split_sweeps in transpose_lines); their source lines are staged whole all the same.
 template <int E, bool NT, class L, class D>
 LAZYVIEW_ALWAYS_INLINE inline void staged_tiles(L line, D drow, int k0 = 0, int k1 = 64 / (line_micro<E>::TB * E)) {
-  constexpr int T = line_micro<E>::T, TB = line_micro<E>::TB;
-  alignas(64) char stage[T * 64];
-  for (int i = 0; i < T; ++i) copy_line(line(i), stage + i * 64);
-  for (int k = k0; k < k1; ++k)
-    line_micro<E>::template tile<NT, false>([&](int i) { return stage + i * 64 + k * TB * E; },
-                                            [&](int i) { return drow(k * TB + i); });
+  staged_tiles_to<E>(line, [&](int j, auto v) { put<NT>(drow(j), v); }, k0, k1);
 }
 
 /// Two whole-line tiles side by side along A, over 128 bytes of each of their 2T source rows

@@ -475,6 +475,22 @@ struct line_micro<1> : line_micro_narrow<1> {};
 inline void copy_line(const char* s, char* d) { std::memcpy(d, s, 64); }
 #endif
 
+/// Tiles [k0, k1) of the G = 64 / (TB * E) whole-line tiles of 1- or 2-byte elements
+/// (line_micro<E>) that read one line of each of their T source rows, those lines copied whole
+/// to a small buffer first (see kernels::transpose_lines): `line(i)` is the line in source row
+/// i; destination row j of the G * TB goes to out(j, v). Staged, a line is read once, whole,
+/// where the tiles read in place each took a part of it.
+/// Example, bytes: 64 lines staged, then 4 tiles of 64 x 16 from bytes 0, 16, 32 and 48 of each.
+template <int E, class L, class Out>
+LAZYVIEW_ALWAYS_INLINE inline void staged_tiles_to(L line, Out&& out, int k0 = 0, int k1 = 64 / (line_micro<E>::TB * E)) {
+  constexpr int T = line_micro<E>::T, TB = line_micro<E>::TB;
+  alignas(64) char stage[T * 64];
+  for (int i = 0; i < T; ++i) copy_line(line(i), stage + i * 64);
+  for (int k = k0; k < k1; ++k)
+    line_micro<E>::tile_to([&](int i) { return stage + i * 64 + k * TB * E; },
+                           [&](int j, auto v) { out(k * TB + j, v); });
+}
+
 #if defined(LAZYVIEW_HAVE_SSE2)
 // The streaming copies: 32-byte stores (VMOVNTPS) with AVX2, 16-byte ones (MOVNTPS) with SSE2
 // alone, the baseline x86-64 build, which compilers target without -march; with AVX-512 whole

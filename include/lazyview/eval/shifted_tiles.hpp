@@ -78,7 +78,6 @@ void transpose_shifted_tiles(const char* s, char* d, const index_t* offA, const 
   const line_shift<E> shift(m);
   const index_t lines = na * E / 64;
   alignas(64) __m512i first[R], last[R];  // each row's first line, and its latest one
-  alignas(64) char stage[G > 1 ? T * 64 : 64];
   const index_t staged_steps = G > 1 ? (b_end - b_begin) / R : 0;
   const index_t steps = staged_steps + (b_end - b_begin - staged_steps * R + TB - 1) / TB;
   unit_requests<E> req(next, offA, steps);
@@ -114,10 +113,7 @@ void transpose_shifted_tiles(const char* s, char* d, const index_t* offA, const 
         last[j] = x;
       };
       if (staged) {
-        for (int i = 0; i < T; ++i) copy_line(sb + offA[a + i], stage + i * 64);
-        for (int k = 0; k < G; ++k)
-          micro_t::tile_to([&](int i) { return stage + i * 64 + k * TB * E; },
-                           [&](int j, auto v) { out(k * TB + j, v); });
+        if constexpr (G > 1) staged_tiles_to<E>([&](int i) { return sb + offA[a + i]; }, out);
       } else if (rows == TB) {
         micro_t::tile_to([&](int i) { return sb + offA[a + i]; }, out);
       } else {
