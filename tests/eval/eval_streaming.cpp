@@ -103,7 +103,7 @@ BOOST_AUTO_TEST_CASE(streaming_aliased_source_rows) {
   const auto block_bytes = [](const engine_plan& ep) {
     return std::pair{ep.nt && !line_tiles_fit(ep), ep.block_a * ep.elem};
   };
-  for (const auto [R, C] : {std::pair<index_t, index_t>{1024, 1024}, {1024, 4096}, {1008, 1024}, {528, 2048}}) {
+  for (const auto& [R, C] : {std::pair<index_t, index_t>{1024, 1024}, {1024, 4096}, {1008, 1024}, {528, 2048}}) {
     const engine_plan ep = plan(in.data(), R, C);
     const auto [nt, bytes] = block_bytes(ep);
     BOOST_TEST(aliased_source_rows(ep) == fits);
