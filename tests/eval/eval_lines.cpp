@@ -428,6 +428,60 @@ BOOST_AUTO_TEST_CASE(line_tiles_split_sweeps)
     }
 }
 
+BOOST_AUTO_TEST_CASE(line_tiles_two_byte_blocks)
+{
+    // Streamed 2-byte whole-line tiles take blocks of A of 256 bytes, 128 source rows a unit
+    // (lv::two_byte_line_blocks), under the zen tuning where the target has such tiles, rows that
+    // alias or not; bytes keep blocks of 128 (128 rows too), and the intel tuning its own blocks.
+    bool const have = lv::kernels::line_tile_of(2) > 1;
+    std::vector<std::uint16_t> in(1);
+    void const* const page = reinterpret_cast<void const*>(std::uintptr_t{1} << 12);  // (alignment only)
+    auto const plan = [&](index_t rows, index_t cols, index_t elem) {
+        lv::engine_plan const p =
+            streamed_plan_of(lv::from_blob(in.data(), {rows, cols}).t(), elem, page, rows * cols * elem);
+        if (have) BOOST_TEST(p.nt, "(" << rows << "," << cols << ").t(), " << elem << "-byte");
+        return p;
+    };
+    {
+        tuning_scope const zen{lv::tuning::zen};
+        for (auto const& [rows, cols] : {std::pair<index_t, index_t>{4096, 2048}, {4160, 2080}, {2048, 4096}}) {
+            lv::engine_plan const p = plan(rows, cols, 2);
+            BOOST_TEST(lv::two_byte_line_blocks(p) == have, "(" << rows << "," << cols << ").t()");
+            if (have) BOOST_TEST(p.block_a == 128, "(" << rows << "," << cols << ").t()");
+        }
+        lv::engine_plan const bytes = plan(4096, 4096, 1);
+        BOOST_TEST(!lv::two_byte_line_blocks(bytes));
+        if (lv::kernels::line_tile_of(1) > 1) BOOST_TEST(bytes.block_a == 128);
+    }
+    {
+        tuning_scope const intel{lv::tuning::intel};
+        BOOST_TEST(!lv::two_byte_line_blocks(plan(4096, 2048, 2)));
+    }
+    // Values at 1, 2 and 0 threads under zen, streamed: (2080,1100).t() (A in 16 blocks of 128
+    // and a last of 32; B in chunks of 256 and a last of 332, ten steps of 32 and a partial
+    // tile of 12).
+    tuning_scope const zen{lv::tuning::zen};
+    index_t const rows = 2080, cols = 1100;
+    auto buf = make_buffer<std::uint16_t>(rows * cols);
+    std::uint16_t const* const a = buf.data();
+    auto const e = lv::from_blob(a, {rows, cols}).t();
+    lv::tensor<std::uint16_t, 2> out({cols, rows});
+    lv::engine_plan const p = streamed_plan_of(e, 2, out.data(), rows * cols * 2);
+    if (have) {
+        BOOST_TEST(p.nt);
+        BOOST_TEST(p.block_a == 128);
+        BOOST_TEST(p.blocks_a == 17);
+    }
+    for (unsigned const th : {1u, 2u, 0u}) {
+        std::fill_n(out.data(), rows * cols, std::uint16_t{});
+        lv::copy(e, out, lv::threads{th});
+        index_t bad = 0, first = -1;
+        for (index_t i = 0; i < rows * cols; ++i)
+            if (out.data()[i] != a[i % rows * cols + i / rows] && bad++ == 0) first = i;
+        BOOST_TEST(bad == 0, "threads{" << th << "}: " << bad << " elements differ, first at flat " << first);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_and_halves)
 {
     // Tiles of 64 x 16 bytes and 32 x 16 2-byte elements (where the target has them; the older

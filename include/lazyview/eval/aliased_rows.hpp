@@ -1,8 +1,9 @@
 #pragma once
 // Rows a power of two apart: source rows that share one set of the first-level data cache, and
 // destination rows whose streamed lines the memory system takes at half speed when many of
-// them are written in turn. Each rule is a predicate of the plan, so tests can pin which plans
-// take it; use_streaming_stores (eval/memory_hints.hpp) applies them.
+// them are written in turn; and the blocks of 2-byte tiles, measured on such rows. Each rule is
+// a predicate of the plan, so tests can pin which plans take it; use_streaming_stores
+// (eval/memory_hints.hpp) applies them.
 #include "engine_plan.hpp"
 
 namespace lazyview {
@@ -65,6 +66,26 @@ inline bool aliased_destination_rows(const engine_plan& e) {
   for (int k = 0; k < e.nb; ++k)
     if (e.gb[k].ds % aliased_destination_span != 0) return false;
   return true;
+}
+
+/// Streamed whole-line tiles of 2-byte elements take blocks of A of two_byte_block_bytes (128
+/// source rows a unit, as 1-byte tiles' transpose_block_bytes give), not transpose_block_bytes
+/// (64 rows), under the zen tunings. On the 2-core Zen 5 VM, bench/ab against the build before,
+/// ratio to the better of memcpy and a streaming copy, medians of 11 rounds of 3 repetitions, 1
+/// thread (2 in brackets): (4096,2048).t() bf16 0.29 -> 0.38 (0.28 -> 0.40), paired speed-up
+/// 1.25x (1.37x); 1.09x (1.30x) and 1.17x (1.36x) in two runs of 7 rounds. B in chunks of 512
+/// rather than 256 as well read 1.23-1.31x (1.31-1.46x) in two runs, not kept: against the
+/// 256-byte blocks alone it read 0.94-1.04x on the shapes below. A standalone harness, medians of 5
+/// alternated pairs, 1 thread (2): (8192,1024).t() 1.41x (1.26x), (2048,4096).t() 1.06x (1.28x);
+/// rows that do not alias, (4160,2080).t() 1.12x (1.04x), (4032,2112).t() 1.02x. Bytes in blocks
+/// of 256 lost where rows do not alias ((4160,4032).t() uint8 0.78x (0.72x)), and fp32 and fp64
+/// over far rows run in panels (far_row_panels). The intel tuning keeps its own blocks
+/// (intel_line_block_bytes), unmeasured here.
+/// Examples: (4096,2048).t() and (4160,2080).t() bf16: yes (blocks of 128 indices of A);
+/// (4096,4096).t() uint8: no.
+inline constexpr index_t two_byte_block_bytes = 256;
+inline bool two_byte_line_blocks(const engine_plan& e) {
+  return e.elem == 2 && kernels::line_tile_of(2) > 1 && e.tune != tuning::intel;
 }
 
 }  // namespace lazyview
