@@ -1,7 +1,8 @@
 #pragma once
 // Rows a power of two apart: source rows that share one set of the first-level data cache, and
 // destination rows whose streamed lines the memory system takes at half speed when many of
-// them are written in turn; and the blocks of 2-byte tiles, measured on such rows. Each rule is
+// them are written in turn; the blocks of 2-byte tiles, measured on such rows; and byte tiles
+// over such source rows through a stage and a buffer (eval/staged_rows.hpp). Each rule is
 // a predicate of the plan, so tests can pin which plans take it; use_streaming_stores
 // (eval/memory_hints.hpp) applies them.
 #include "engine_plan.hpp"
@@ -56,7 +57,10 @@ inline constexpr index_t aliased_destination_turn = 32;
 /// rounds. Rows 4160 apart lost, with their source lines staged twice: (4160,4032).t() 0.83x
 /// (0.82x), hence the rule. Staging the step's tiles of A once, for both sweeps, gained less on
 /// (4096,4096).t() (1.08x and 1.11x at 1 thread), and so did sweeps that write each row's two
-/// lines of a unit one after the other, 16 rows in turn (1.08x and 1.15x).
+/// lines of a unit one after the other, 16 rows in turn (1.08x and 1.15x). (4096,4096).t() has
+/// since gone through a stage instead (staged_source_rows, its source rows 4096 bytes apart), which
+/// use_streaming_stores tries first; split sweeps remain where only the destination rows alias,
+/// as in (4096,4032).t().
 /// Examples: (4096,4096).t() and (2048,1031).t() uint8 (destination rows 4096 and 2048 bytes
 /// apart): yes; (4160,4096).t() (4160 apart), (4096,2048).t() bf16 (tiles of 32 rows): no.
 inline bool aliased_destination_rows(const engine_plan& e) {
@@ -86,6 +90,41 @@ inline bool aliased_destination_rows(const engine_plan& e) {
 inline constexpr index_t two_byte_block_bytes = 256;
 inline bool two_byte_line_blocks(const engine_plan& e) {
   return e.elem == 2 && kernels::line_tile_of(2) > 1 && e.tune != tuning::intel;
+}
+
+/// Streamed whole-line tiles of bytes whose source rows lie a multiple of cache_set_span apart
+/// go through a stage and a buffer (engine_plan::staged_rows, kernels::transpose_staged_rows), in
+/// units of staged_block_bytes of A by staged_unit_bytes of B, under the zen tunings. In place,
+/// a tile reads one line of each of its 64 source rows, all in one set of the first-level cache,
+/// and a unit of 128 bytes of A writes two lines to each of 256 destination rows in turn. A probe
+/// that moves whole lines in each order (no shuffles; 16 MiB, rows 4 KiB apart; the 2-core Zen 5
+/// VM; ratio to a streaming copy of the same bytes): the tiles' order 0.26-0.39, its loads alone
+/// 0.30-0.39 (rows 4160 apart 0.60-0.86), its stores alone 0.43-0.49; loading each source row's
+/// lines of a unit one after another, 0.9 for the loads; streaming 32 destination rows in turn, 8
+/// lines each, as fast as a dense streaming write (1.07-1.13), where 256 rows in turn, 2 lines
+/// each, ran at 0.33; both, through a buffer of destination rows, 0.58-0.66 (medians of 5). The
+/// kernel, whose passes overlap one's loads with the stores of the one before, on bench/ab
+/// against the tiles in place, ratio to the better of memcpy and a streaming copy, 7 rounds of 3
+/// repetitions: (4096,4096).t() uint8 0.21 -> 0.27 at 1 thread, paired 1.24x (1.09-1.46), 0.24 ->
+/// 0.29 at 2, 1.30x (1.06-1.44); in a second run, 1.33x (1.03-1.36) and 1.39x (1.11-1.53);
+/// (4160,4032).t(), which does not take it, 1.02x and 0.97x. Without the overlap, 1.10x less at 1
+/// thread (standalone harness, medians of 9 alternated pairs).
+/// 2-byte tiles through the same kernel lost (bf16 (4096,2048).t() 0.79-0.89x against
+/// two_byte_line_blocks; why was not pinned down), so bytes only. The intel tuning keeps its row
+/// blocks (far_row_blocks), unmeasured here.
+inline constexpr index_t staged_block_bytes = 512;
+inline constexpr index_t staged_unit_bytes = 512;
+/// Example: (4096,4096).t() and (1088,8192).t() uint8 (source rows 4096 and 8192 bytes apart):
+/// yes; (4160,4032).t() uint8 (4032 apart), (4096,2048).t() bf16, (4096,256).t() (B under a
+/// unit): no.
+inline bool staged_source_rows(const engine_plan& e) {
+  const index_t T = kernels::line_tile_of(e.elem);
+  if (e.tune == tuning::intel || e.elem != 1 || T == 1 || e.nA % T != 0 || e.nA * e.elem < staged_block_bytes ||
+      e.nB * e.elem < staged_unit_bytes)
+    return false;
+  for (int k = 0; k < e.na; ++k)
+    if (magnitude(e.ga[k].ss) < cache_set_span || e.ga[k].ss % cache_set_span != 0) return false;
+  return true;
 }
 
 }  // namespace lazyview

@@ -2,13 +2,15 @@
 // Transposes in tiles whose rows are whole cache lines (line_micro, AVX-512) or, without them,
 // register tiles through a buffer of lines: one work unit at a time, in place, streamed straight
 // to rows that start on lines, or streamed through a buffer whose rows leave in whole lines with
-// their unfinished ends carried from unit to unit (nt_rows). The plain and buffered tiles, the
-// streamed rows of far-apart sources and the gathered runs are eval/engine_kernels.hpp's.
+// their unfinished ends carried from unit to unit (nt_rows); bytes over source rows a multiple of
+// 4 KiB apart, through a stage and a buffer (eval/staged_rows.hpp). The plain and buffered tiles,
+// the streamed rows of far-apart sources and the gathered runs are eval/engine_kernels.hpp's.
 #include <cstdint>
 #include <cstring>
 
 #include "engine_kernels.hpp"
 #include "line_writer.hpp"
+#include "staged_rows.hpp"
 #include "shifted_tiles.hpp"
 
 namespace lazyview {
@@ -290,6 +292,9 @@ bool transpose_unit_lines_of(const engine_plan& p, const char* s, char* d, const
       if (p.nt_shifted) {
         transpose_shifted_tiles<E>(s, d, offA, offB, p.nA, c.b0, c.b1, next);
         return true;
+      }
+      if constexpr (E <= 2) {
+        if (p.staged_rows && transpose_staged_rows<E>(s, d, offA, offB, c.a0, c.a1, c.b0, c.b1)) return true;
       }
       if (p.nt && !p.nt_rows) {
         transpose_lines<E, line_out::stream>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);

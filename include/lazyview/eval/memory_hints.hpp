@@ -527,6 +527,12 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
         split_group_b(e, panel_chunk_bytes / e.elem);
         return;
       }
+      if (staged_source_rows(e)) {
+        e.staged_rows = true;
+        split_group_a(e, staged_block_bytes, kernels::line_tile_of(e.elem));
+        split_group_b(e, staged_unit_bytes / e.elem);
+        return;
+      }
       const index_t block = whole_stream_rows(e)              ? e.nA * e.elem
                             : e.nB < transpose_short_b_rows ? transpose_direct_bytes
                             : intel_line_blocks(e)          ? intel_line_block_bytes(e)

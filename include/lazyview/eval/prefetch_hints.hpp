@@ -129,8 +129,9 @@ inline bool line_tiles(const engine_plan& p) {
 /// (1.02x). Two lost: FLUX pack fp32 (16,16,256,256) 0.93-0.95x (1.01-1.08x), still 1.0 of the best
 /// copy, and unpack fp32 0.81-0.90x (0.84x), which the wider blocks of intel_line_block_bytes bring
 /// back.
+/// (staged_rows units ask for nothing: each pass's loads overlap the stores of the pass before.)
 inline bool prefetch_next_unit(const engine_plan& p) {
-  if (p.tune == tuning::intel) return false;
+  if (p.tune == tuning::intel || p.staged_rows) return false;
   if (p.nt_dense) return !far_source_rows(p);
   if (p.nt_rows || (p.nt && whole_stream_rows(p))) return true;
   return line_tiles(p) && (p.nt || p.transpose_bytes() >= transpose_prefetch_threshold);

@@ -1,0 +1,93 @@
+// Streamed byte transposes over source rows a multiple of 4 KiB apart, through a stage and a
+// buffer of destination rows (engine_plan::staged_rows, kernels::transpose_staged_rows): which
+// plans take them, and their values against a plain loop at 1, 2 and 0 threads, over passes and
+// tiles cut short, units cut short along A, an outer loop, and source rows off a line.
+#include "eval_common.hpp"
+
+namespace evaltest {
+namespace {
+
+
+BOOST_AUTO_TEST_CASE(staged_choice)
+{
+    // Under the zen tuning, where the target has byte tiles: (4096,4096).t() and (1088,8192).t()
+    // (source rows 4096 and 8192 bytes apart) take it, in units of 512 x 512; (4160,4032).t()
+    // (rows 4032 apart), bf16 (4096,2048).t(), and (4096,256).t() (B under a unit) do not; nor
+    // does the intel tuning.
+    bool const have = lv::kernels::line_tile_of(1) > 1;
+    std::vector<std::int8_t> in(1);
+    void const* const page = reinterpret_cast<void const*>(std::uintptr_t{1} << 12);  // (alignment only)
+    auto const plan = [&](index_t rows, index_t cols, index_t elem) {
+        return streamed_plan_of(lv::from_blob(in.data(), {rows, cols}).t(), elem, page, rows * cols * elem);
+    };
+    {
+        tuning_scope const zen{lv::tuning::zen};
+        lv::engine_plan const p = plan(4096, 4096, 1);
+        BOOST_TEST(p.staged_rows == have);
+        if (have) {
+            BOOST_TEST(p.nt);
+            BOOST_TEST(p.block_a == 512);
+            BOOST_TEST(p.block_b == 512);
+            BOOST_TEST(!lv::prefetch_next_unit(p));
+        }
+        BOOST_TEST(plan(1088, 8192, 1).staged_rows == have);
+        BOOST_TEST(!plan(4160, 4032, 1).staged_rows);
+        BOOST_TEST(!plan(4096, 2048, 2).staged_rows);
+        BOOST_TEST(!plan(4096, 256, 1).staged_rows);
+    }
+    {
+        tuning_scope const intel{lv::tuning::intel};
+        BOOST_TEST(!plan(4096, 4096, 1).staged_rows);
+    }
+}
+
+// x (rows, 4096 * wide) int8 narrowed to columns [from, from + cols), transposed; or, with
+// batch > 1, (batch, rows, 4096).narrow(2, from, cols).permute(0, 2, 1).
+void check_staged(index_t batch, index_t rows, index_t from, index_t cols, index_t wide = 1)
+{
+    index_t const pitch = 4096 * wide;
+    auto buf = make_buffer<std::int8_t>(batch * rows * pitch);
+    std::int8_t const* const a = buf.data();
+    auto const e = lv::from_blob(a, {batch, rows, pitch}).narrow(2, from, cols).permute(0, 2, 1);
+    lv::tensor<std::int8_t, 3> out({batch, cols, rows});
+    index_t const n = batch * rows * cols;
+    bool const have = lv::kernels::line_tile_of(1) > 1;
+    BOOST_TEST_CONTEXT("(" << batch << "," << rows << "," << pitch << ").narrow(2," << from << "," << cols
+                           << ").permute(0,2,1)")
+    {
+        if (have) {
+            BOOST_TEST(streamed_plan_of(e, 1, out.data(), n).staged_rows);
+            BOOST_TEST(streamed_plan_of(e, 1, out.data(), n, 2).staged_rows);
+        }
+        for (unsigned const th : {1u, 2u, 0u}) {
+            std::fill_n(out.data(), n, std::int8_t{});
+            lv::copy(e, out, lv::threads{th});
+            index_t bad = 0, first = -1;
+            for (index_t z = 0; z < batch; ++z)
+                for (index_t c = 0; c < cols; ++c)
+                    for (index_t r = 0; r < rows; ++r) {
+                        index_t const i = (z * cols + c) * rows + r;
+                        if (out.data()[i] != a[(z * rows + r) * pitch + from + c] && bad++ == 0) first = i;
+                    }
+            BOOST_TEST(bad == 0, "threads{" << th << "}: " << bad << " elements differ, first at flat " << first);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(staged_values)
+{
+    // (destinations of 12 MiB or more: they stream at 2 threads too)
+    tuning_scope const zen{lv::tuning::zen};
+    // A = 3200 in six blocks of 512 and a last of 128; B = 4008 in six units of 512 and a last of
+    // 936: passes of 256 and a last of 168 (two lines and 40 bytes of each source row; tiles of
+    // 16 rows, the last of 8)
+    check_staged(1, 3200, 0, 4008);
+    // source rows 5 bytes into a line; B = 4090, the last unit 1018: a last pass of 250
+    check_staged(1, 3136, 5, 4090);
+    // an outer loop of 3; source rows 8192 apart; A = 1600 in blocks of 448 and a last of 256;
+    // B = 2817, the last unit 769: a last pass of a single index
+    check_staged(3, 1600, 64, 2817, 2);
+}
+
+}  // namespace
+}  // namespace evaltest
