@@ -97,18 +97,18 @@ inline bool two_byte_line_blocks(const engine_plan& e) {
 /// units of staged_block_bytes of A by staged_unit_bytes of B, under the zen tunings. In place,
 /// a tile reads one line of each of its 64 source rows, all in one set of the first-level cache,
 /// and a unit of 128 bytes of A writes two lines to each of 256 destination rows in turn. A probe
-/// that moves whole lines in each order (no shuffles; 16 MiB, rows 4 KiB apart; the 2-core Zen 5
-/// VM; ratio to a streaming copy of the same bytes): the tiles' order 0.26-0.39, its loads alone
-/// 0.30-0.39 (rows 4160 apart 0.60-0.86), its stores alone 0.43-0.49; loading each source row's
-/// lines of a unit one after another, 0.9 for the loads; streaming 32 destination rows in turn, 8
-/// lines each, as fast as a dense streaming write (1.07-1.13), where 256 rows in turn, 2 lines
-/// each, ran at 0.33; both, through a buffer of destination rows, 0.58-0.66 (medians of 5). The
-/// kernel, whose passes overlap one's loads with the stores of the one before, on bench/ab
-/// against the tiles in place, ratio to the better of memcpy and a streaming copy, 7 rounds of 3
-/// repetitions: (4096,4096).t() uint8 0.21 -> 0.27 at 1 thread, paired 1.24x (1.09-1.46), 0.24 ->
-/// 0.29 at 2, 1.30x (1.06-1.44); in a second run, 1.33x (1.03-1.36) and 1.39x (1.11-1.53);
-/// (4160,4032).t(), which does not take it, 1.02x and 0.97x. Without the overlap, 1.10x less at 1
-/// thread (standalone harness, medians of 9 alternated pairs).
+/// that moves whole lines in each order, no shuffles (bench/probes/line_orders.cpp; 16 MiB, rows
+/// 4 KiB apart; the 2-core Zen 5 VM; ratio to a streaming copy of the same bytes): the tiles'
+/// order 0.26-0.39, its loads alone 0.30-0.39 (rows 4160 apart 0.60-0.86), its stores alone
+/// 0.43-0.49; the loads of 512 x 512 units row after row, 0.9; both, through a buffer of
+/// destination rows, 0.58-0.66 (medians of 5). A store-only probe (not kept) streamed 32 rows in
+/// turn, 8 lines each, as fast as a dense streaming write (1.07-1.13), and 256 rows in turn, 2
+/// lines each, at 0.33. The kernel, whose passes overlap one's loads with the stores of the one
+/// before, on bench/ab against the tiles in place, ratio to the better of memcpy and a streaming
+/// copy, 7 rounds of 3 repetitions: (4096,4096).t() uint8 0.21 -> 0.27 at 1 thread, paired 1.24x
+/// (1.09-1.46), 0.24 -> 0.29 at 2, 1.30x (1.06-1.44); in a second run, 1.33x (1.03-1.36) and
+/// 1.39x (1.11-1.53); (4160,4032).t(), which does not take it, 1.02x and 0.97x. Without the
+/// overlap, 1.10x less at 1 thread (standalone harness, medians of 9 alternated pairs).
 /// 2-byte tiles through the same kernel lost (bf16 (4096,2048).t() 0.79-0.89x against
 /// two_byte_line_blocks; why was not pinned down), so bytes only. The intel tuning keeps its row
 /// blocks (far_row_blocks), unmeasured here.
