@@ -10,10 +10,10 @@ namespace {
 
 BOOST_AUTO_TEST_CASE(staged_choice)
 {
-    // Under the zen tuning, where the target has byte tiles: (4096,4096).t() and (1088,8192).t()
-    // (source rows 4096 and 8192 bytes apart) take it, in units of 512 x 512; (4160,4032).t()
-    // (rows 4032 apart), bf16 (4096,2048).t(), and (4096,256).t() (B under a unit) do not; nor
-    // does the intel tuning.
+    // Under the zen tuning, where the target has byte tiles: (4096,4096).t() and (2048,8192).t()
+    // (source rows 4096 and 8192 bytes apart, destination rows 4096 and 2048) take it, in units of
+    // 512 x 512; (4160,4096).t() (destination rows 4160 apart), (4160,4032).t(), bf16
+    // (4096,2048).t(), and (4096,256).t() (B under a unit) do not; nor does the intel tuning.
     bool const have = lv::kernels::line_tile_of(1) > 1;
     std::vector<std::int8_t> in(1);
     void const* const page = reinterpret_cast<void const*>(std::uintptr_t{1} << 12);  // (alignment only)
@@ -30,7 +30,8 @@ BOOST_AUTO_TEST_CASE(staged_choice)
             BOOST_TEST(p.block_b == 512);
             BOOST_TEST(!lv::prefetch_next_unit(p));
         }
-        BOOST_TEST(plan(1088, 8192, 1).staged_rows == have);
+        BOOST_TEST(plan(2048, 8192, 1).staged_rows == have);
+        BOOST_TEST(!plan(4160, 4096, 1).staged_rows);
         BOOST_TEST(!plan(4160, 4032, 1).staged_rows);
         BOOST_TEST(!plan(4096, 2048, 2).staged_rows);
         BOOST_TEST(!plan(4096, 256, 1).staged_rows);
@@ -41,35 +42,39 @@ BOOST_AUTO_TEST_CASE(staged_choice)
     }
 }
 
-// x (rows, 4096 * wide) int8 narrowed to columns [from, from + cols), transposed; or, with
-// batch > 1, (batch, rows, 4096).narrow(2, from, cols).permute(0, 2, 1).
-void check_staged(index_t batch, index_t rows, index_t from, index_t cols, index_t wide = 1)
+// (batch, rows, 4096 * wide) int8 narrowed to columns [from, from + cols), permuted (0, 2, 1),
+// into a destination (batch, cols, dpitch) narrowed to its first `rows` columns; the columns past
+// them keep their fill.
+void check_staged(index_t batch, index_t rows, index_t from, index_t cols, index_t wide, index_t dpitch)
 {
     index_t const pitch = 4096 * wide;
     auto buf = make_buffer<std::int8_t>(batch * rows * pitch);
     std::int8_t const* const a = buf.data();
     auto const e = lv::from_blob(a, {batch, rows, pitch}).narrow(2, from, cols).permute(0, 2, 1);
-    lv::tensor<std::int8_t, 3> out({batch, cols, rows});
-    index_t const n = batch * rows * cols;
+    lv::tensor<std::int8_t, 3> out({batch, cols, dpitch});  // (on a line: rows_on_lines)
+    auto const to = lv::from_blob(out.data(), {batch, cols, dpitch}).narrow(2, 0, rows);
     bool const have = lv::kernels::line_tile_of(1) > 1;
     BOOST_TEST_CONTEXT("(" << batch << "," << rows << "," << pitch << ").narrow(2," << from << "," << cols
-                           << ").permute(0,2,1)")
+                           << ").permute(0,2,1) into rows " << dpitch << " apart")
     {
-        if (have) {
-            BOOST_TEST(streamed_plan_of(e, 1, out.data(), n).staged_rows);
-            BOOST_TEST(streamed_plan_of(e, 1, out.data(), n, 2).staged_rows);
+        for (unsigned const th : {1u, 2u}) {
+            lv::engine_plan p = lv::make_engine_plan(lv::make_plan(lv::physical(lv::fold(e)), lv::physical(lv::fold(to))), 1);
+            lv::use_streaming_stores(p, out.data(), batch * cols * rows, th);
+            BOOST_TEST(p.staged_rows == have, "planned for " << th << " threads");
         }
+        std::int8_t const fill = sentinel<std::int8_t>();
         for (unsigned const th : {1u, 2u, 0u}) {
-            std::fill_n(out.data(), n, std::int8_t{});
-            lv::copy(e, out, lv::threads{th});
+            std::fill_n(out.data(), batch * cols * dpitch, fill);
+            lv::copy(e, to, lv::threads{th});
             index_t bad = 0, first = -1;
             for (index_t z = 0; z < batch; ++z)
                 for (index_t c = 0; c < cols; ++c)
-                    for (index_t r = 0; r < rows; ++r) {
-                        index_t const i = (z * cols + c) * rows + r;
-                        if (out.data()[i] != a[(z * rows + r) * pitch + from + c] && bad++ == 0) first = i;
+                    for (index_t r = 0; r < dpitch; ++r) {
+                        index_t const i = (z * cols + c) * dpitch + r;
+                        std::int8_t const want = r < rows ? a[(z * rows + r) * pitch + from + c] : fill;
+                        if (out.data()[i] != want && bad++ == 0) first = i;
                     }
-            BOOST_TEST(bad == 0, "threads{" << th << "}: " << bad << " elements differ, first at flat " << first);
+            BOOST_TEST(bad == 0, "threads{" << th << "}: " << bad << " bytes differ, first at flat " << first);
         }
     }
 }
@@ -78,15 +83,14 @@ BOOST_AUTO_TEST_CASE(staged_values)
 {
     // (destinations of 12 MiB or more: they stream at 2 threads too)
     tuning_scope const zen{lv::tuning::zen};
-    // A = 3200 in six blocks of 512 and a last of 128; B = 4008 in six units of 512 and a last of
-    // 936: passes of 256 and a last of 168 (two lines and 40 bytes of each source row; tiles of
-    // 16 rows, the last of 8)
-    check_staged(1, 3200, 0, 4008);
-    // source rows 5 bytes into a line; B = 4090, the last unit 1018: a last pass of 250
-    check_staged(1, 3136, 5, 4090);
-    // an outer loop of 3; source rows 8192 apart; A = 1600 in blocks of 448 and a last of 256;
-    // B = 2817, the last unit 769: a last pass of a single index
-    check_staged(3, 1600, 64, 2817, 2);
+    // A = 4096 in blocks of 512; B = 3100 in five units of 512 and a last of 540: passes of 256,
+    // 256 and 28 (tiles of 16 rows, the last of 12)
+    check_staged(1, 4096, 0, 3100, 1, 4096);
+    // source rows 5 bytes into a line; B = 4088, the last unit 1016: a last pass of 248
+    check_staged(1, 4096, 5, 4088, 1, 4096);
+    // an outer loop of 3; source rows 8192 apart, destination rows 2048 apart, A = 1600 of them
+    // in blocks of 448 and a last of 256; B = 2817, the last unit 769: a last pass of one index
+    check_staged(3, 1600, 64, 2817, 2, 2048);
 }
 
 }  // namespace

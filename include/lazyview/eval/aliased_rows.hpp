@@ -92,9 +92,10 @@ inline bool two_byte_line_blocks(const engine_plan& e) {
   return e.elem == 2 && kernels::line_tile_of(2) > 1 && e.tune != tuning::intel;
 }
 
-/// Streamed whole-line tiles of bytes whose source rows lie a multiple of cache_set_span apart
-/// go through a stage and a buffer (engine_plan::staged_rows, kernels::transpose_staged_rows), in
-/// units of staged_block_bytes of A by staged_unit_bytes of B, under the zen tunings. In place,
+/// Streamed whole-line tiles of bytes whose source rows lie a multiple of cache_set_span apart,
+/// and their destination rows a multiple of aliased_destination_span, go through a stage and a
+/// buffer (engine_plan::staged_rows, kernels::transpose_staged_rows), in units of
+/// staged_block_bytes of A by staged_unit_bytes of B, under the zen tunings. In place,
 /// a tile reads one line of each of its 64 source rows, all in one set of the first-level cache,
 /// and a unit of 128 bytes of A writes two lines to each of 256 destination rows in turn. A probe
 /// that moves whole lines in each order, no shuffles (bench/probes/line_orders.cpp; 16 MiB, rows
@@ -109,14 +110,17 @@ inline bool two_byte_line_blocks(const engine_plan& e) {
 /// (1.09-1.46), 0.24 -> 0.29 at 2, 1.30x (1.06-1.44); in a second run, 1.33x (1.03-1.36) and
 /// 1.39x (1.11-1.53); (4160,4032).t(), which does not take it, 1.02x and 0.97x. Without the
 /// overlap, 1.10x less at 1 thread (standalone harness, medians of 9 alternated pairs).
+/// Where only the source rows alias, the tiles in place are faster already, and the kernel lost:
+/// (4160,4096).t() 0.89x (0.78x), standalone harness, medians of 7 alternated pairs, where
+/// (2048,4096).t() gained 1.67x (1.38x) and (4096,4096).t() 1.25x (1.21x); hence both sides.
 /// 2-byte tiles through the same kernel lost (bf16 (4096,2048).t() 0.79-0.89x against
 /// two_byte_line_blocks; why was not pinned down), so bytes only. The intel tuning keeps its row
 /// blocks (far_row_blocks), unmeasured here.
 inline constexpr index_t staged_block_bytes = 512;
 inline constexpr index_t staged_unit_bytes = 512;
-/// Example: (4096,4096).t() and (1088,8192).t() uint8 (source rows 4096 and 8192 bytes apart):
-/// yes; (4160,4032).t() uint8 (4032 apart), (4096,2048).t() bf16, (4096,256).t() (B under a
-/// unit): no.
+/// Example, uint8: (4096,4096).t() and (2048,8192).t() (source rows 4096 and 8192 bytes apart,
+/// destination rows 4096 and 2048): yes; (4160,4096).t() (destination rows 4160 apart),
+/// (4160,4032).t(), (4096,256).t() (B under a unit), and bf16 (4096,2048).t(): no.
 inline bool staged_source_rows(const engine_plan& e) {
   const index_t T = kernels::line_tile_of(e.elem);
   if (e.tune == tuning::intel || e.elem != 1 || T == 1 || e.nA % T != 0 || e.nA * e.elem < staged_block_bytes ||
@@ -124,6 +128,8 @@ inline bool staged_source_rows(const engine_plan& e) {
     return false;
   for (int k = 0; k < e.na; ++k)
     if (magnitude(e.ga[k].ss) < cache_set_span || e.ga[k].ss % cache_set_span != 0) return false;
+  for (int k = 0; k < e.nb; ++k)
+    if (e.gb[k].ds % aliased_destination_span != 0) return false;
   return true;
 }
 
