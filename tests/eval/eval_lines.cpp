@@ -374,6 +374,21 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_pairs)
     values(std::uint16_t{}, 1088, 2050);
 }
 
+// Copies e, lv::from_blob(a, {rows, cols}).t(), into out (cols x rows) at 1, 2 and 0 threads,
+// each against the transpose of a; a mismatch is reported by its flat index in out.
+template <class T>
+void check_transpose_copies(auto const& e, T const* a, lv::tensor<T, 2>& out, index_t rows, index_t cols)
+{
+    for (unsigned const th : {1u, 2u, 0u}) {
+        std::fill_n(out.data(), rows * cols, T{});
+        lv::copy(e, out, lv::threads{th});
+        index_t bad = 0, first = -1;
+        for (index_t i = 0; i < rows * cols; ++i)
+            if (out.data()[i] != a[i % rows * cols + i / rows] && bad++ == 0) first = i;
+        BOOST_TEST(bad == 0, "threads{" << th << "}: " << bad << " elements differ, first at flat " << first);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(line_tiles_split_sweeps)
 {
     // Streamed byte tiles whose destination rows lie a multiple of 2 KiB apart sweep A twice per
@@ -418,14 +433,7 @@ BOOST_AUTO_TEST_CASE(line_tiles_split_sweeps)
         BOOST_TEST_CONTEXT("(" << rows << "," << cols << ").t() bytes")
         {
             BOOST_TEST(streamed_plan_of(e, 1, out.data(), rows * cols).split_sweeps == have);
-            for (unsigned const th : {1u, 2u, 0u}) {
-                std::fill_n(out.data(), rows * cols, std::int8_t{});
-                lv::copy(e, out, lv::threads{th});
-                index_t bad = 0, first = -1;
-                for (index_t i = 0; i < rows * cols; ++i)
-                    if (out.data()[i] != a[i % rows * cols + i / rows] && bad++ == 0) first = i;
-                BOOST_TEST(bad == 0, "threads{" << th << "}: " << bad << " elements differ, first at flat " << first);
-            }
+            check_transpose_copies(e, a, out, rows, cols);
         }
     }
 }
@@ -475,14 +483,7 @@ BOOST_AUTO_TEST_CASE(line_tiles_two_byte_blocks)
         BOOST_TEST(p.block_a == 128);
         BOOST_TEST(p.blocks_a == 17);
     }
-    for (unsigned const th : {1u, 2u, 0u}) {
-        std::fill_n(out.data(), rows * cols, std::uint16_t{});
-        lv::copy(e, out, lv::threads{th});
-        index_t bad = 0, first = -1;
-        for (index_t i = 0; i < rows * cols; ++i)
-            if (out.data()[i] != a[i % rows * cols + i / rows] && bad++ == 0) first = i;
-        BOOST_TEST(bad == 0, "threads{" << th << "}: " << bad << " elements differ, first at flat " << first);
-    }
+    check_transpose_copies(e, a, out, rows, cols);
 }
 
 BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_and_halves)

@@ -293,7 +293,7 @@ bool transpose_unit_lines_of(const engine_plan& p, const char* s, char* d, const
         transpose_shifted_tiles<E>(s, d, offA, offB, p.nA, c.b0, c.b1, next);
         return true;
       }
-      if constexpr (E <= 2) {
+      if constexpr (E == 1) {  // (staged_source_rows: bytes only)
         if (p.staged_rows && transpose_staged_rows<E>(s, d, offA, offB, c.a0, c.a1, c.b0, c.b1)) return true;
       }
       if (p.nt && !p.nt_rows) {
