@@ -10,11 +10,12 @@ namespace {
 
 BOOST_AUTO_TEST_CASE(staged_choice)
 {
-    // Under the zen tuning, where the target has byte tiles: (4096,4096).t() and (2048,8192).t()
-    // (source rows 4096 and 8192 bytes apart, destination rows 4096 and 2048) take it, in units of
-    // 512 x 512; (4160,4096).t() (destination rows 4160 apart), (4160,4032).t(), bf16
-    // (4096,2048).t(), and (4096,256).t() (B under a unit) do not; nor does the intel tuning.
-    bool const have = lv::kernels::line_tile_of(1) > 1;
+    // Under the zen tuning, where the target has staged byte tiles (AVX-512 VBMI or AVX2):
+    // (4096,4096).t() and (2048,8192).t() (source rows 4096 and 8192 bytes apart, destination
+    // rows 4096 and 2048) take it, in units of 512 x 512; (4160,4096).t() (destination rows 4160
+    // apart), (4160,4032).t(), bf16 (4096,2048).t(), and (4096,256).t() (B under a unit) do not;
+    // nor does the intel tuning.
+    bool const have = lv::kernels::staged_tile_of(1) > 1;
     std::vector<std::int8_t> in(1);
     void const* const page = reinterpret_cast<void const*>(std::uintptr_t{1} << 12);  // (alignment only)
     auto const plan = [&](index_t rows, index_t cols, index_t elem) {
@@ -53,7 +54,7 @@ void check_staged(index_t batch, index_t rows, index_t from, index_t cols, index
     auto const e = lv::from_blob(a, {batch, rows, pitch}).narrow(2, from, cols).permute(0, 2, 1);
     lv::tensor<std::int8_t, 3> out({batch, cols, dpitch});  // (on a line: rows_on_lines)
     auto const to = lv::from_blob(out.data(), {batch, cols, dpitch}).narrow(2, 0, rows);
-    bool const have = lv::kernels::line_tile_of(1) > 1;
+    bool const have = lv::kernels::staged_tile_of(1) > 1;
     BOOST_TEST_CONTEXT("(" << batch << "," << rows << "," << pitch << ").narrow(2," << from << "," << cols
                            << ").permute(0,2,1) into rows " << dpitch << " apart")
     {
@@ -82,15 +83,23 @@ void check_staged(index_t batch, index_t rows, index_t from, index_t cols, index
 BOOST_AUTO_TEST_CASE(staged_values)
 {
     // (destinations of 12 MiB or more: they stream at 2 threads too)
-    tuning_scope const zen{lv::tuning::zen};
-    // A = 4096 in blocks of 512; B = 3100 in five units of 512 and a last of 540: passes of 256,
-    // 256 and 28 (tiles of 16 rows, the last of 12)
-    check_staged(1, 4096, 0, 3100, 1, 4096);
-    // source rows 5 bytes into a line; B = 4088, the last unit 1016: a last pass of 248
-    check_staged(1, 4096, 5, 4088, 1, 4096);
-    // an outer loop of 3; source rows 8192 apart, destination rows 2048 apart, A = 1600 of them
-    // in blocks of 448 and a last of 256; B = 2817, the last unit 769: a last pass of one index
-    check_staged(3, 1600, 64, 2817, 2, 2048);
+    // Under zen a turn's rows go out a line of each at a time, under zen3 each row whole
+    // (staged_rows_whole).
+    for (lv::tuning const t : {lv::tuning::zen, lv::tuning::zen3}) {
+        tuning_scope const scope{t};
+        BOOST_TEST_CONTEXT((t == lv::tuning::zen ? "zen" : "zen3"))
+        {
+            // A = 4096 in blocks of 512; B = 3100 in five units of 512 and a last of 540: passes
+            // of 256, 256 and 28 (tiles of 16 rows, the last of 12; AVX2: of 32, the last of 28)
+            check_staged(1, 4096, 0, 3100, 1, 4096);
+            // source rows 5 bytes into a line; B = 4088, the last unit 1016: a last pass of 248
+            check_staged(1, 4096, 5, 4088, 1, 4096);
+            // an outer loop of 3; source rows 8192 apart, destination rows 2048 apart, A = 1600
+            // of them in blocks of 448 and a last of 256; B = 2817, the last unit 769: a last
+            // pass of one index
+            check_staged(3, 1600, 64, 2817, 2, 2048);
+        }
+    }
 }
 
 }  // namespace

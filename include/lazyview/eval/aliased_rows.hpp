@@ -92,7 +92,20 @@ inline bool two_byte_line_blocks(const engine_plan& e) {
   return e.elem == 2 && kernels::line_tile_of(2) > 1 && e.tune != tuning::intel;
 }
 
-/// Streamed whole-line tiles of bytes whose source rows lie a multiple of cache_set_span apart,
+namespace kernels {
+/// The A indices of a stage of transpose_staged_rows for E-byte elements on this target: a
+/// whole-line tile's 64 with AVX-512 VBMI; with AVX2, 64 too, in tiles of 16 x 16; 1: none
+/// (bytes only, see staged_source_rows).
+constexpr int staged_tile_of(int E) {
+  if (line_tile_of(E) > 1) return E == 1 ? line_tile_of(E) : 1;
+#if defined(__AVX2__)
+  if (E == 1) return 64;
+#endif
+  return 1;
+}
+}  // namespace kernels
+
+/// Streamed byte tiles (staged_tile_of) whose source rows lie a multiple of cache_set_span apart,
 /// and their destination rows a multiple of aliased_destination_span, go through a stage and a
 /// buffer (engine_plan::staged_rows, kernels::transpose_staged_rows), in units of
 /// staged_block_bytes of A by staged_unit_bytes of B, under the zen tunings. In place,
@@ -116,13 +129,18 @@ inline bool two_byte_line_blocks(const engine_plan& e) {
 /// 2-byte tiles through the same kernel lost (bf16 (4096,2048).t() 0.79-0.89x against
 /// two_byte_line_blocks; why was not pinned down), so bytes only. The intel tuning keeps its row
 /// blocks (far_row_blocks), unmeasured here.
+/// With AVX2 (no whole-line tiles) the stage's tiles are 16 x 16 bytes, two at a time, against
+/// the 16 x 16 register tiles in place through a line-wide buffer (kernels::transpose_block); on
+/// the 2-core Zen 3 VM, bench/ab, 5 rounds of 3 repetitions: (4096,4096).t() uint8 0.15 -> 0.26
+/// of the best copy at 1 thread, paired 1.65x (1.34-1.72), 0.24 -> 0.34 at 2, 1.60x
+/// (1.31-1.72); (4160,4032).t() and (512,512).t(), which do not take it, 0.98-1.02x.
 inline constexpr index_t staged_block_bytes = 512;
 inline constexpr index_t staged_unit_bytes = 512;
 /// Example, uint8: (4096,4096).t() and (2048,8192).t() (source rows 4096 and 8192 bytes apart,
 /// destination rows 4096 and 2048): yes; (4160,4096).t() (destination rows 4160 apart),
 /// (4160,4032).t(), (4096,256).t() (B under a unit), and bf16 (4096,2048).t(): no.
 inline bool staged_source_rows(const engine_plan& e) {
-  const index_t T = kernels::line_tile_of(e.elem);
+  const index_t T = kernels::staged_tile_of(e.elem);
   if (e.tune == tuning::intel || e.elem != 1 || T == 1 || e.nA % T != 0 || e.nA * e.elem < staged_block_bytes ||
       e.nB * e.elem < staged_unit_bytes)
     return false;

@@ -161,6 +161,11 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
             }
             if (kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next, carry)) continue;
           }
+          // (staged bytes with whole-line tiles went by transpose_unit_lines; here AVX2's)
+          if (p.staged_rows && p.elem == 1 &&
+              kernels::transpose_staged_rows<1>(s, d, offA, offB, a_begin, a_end, b_begin, b_end,
+                                                kernels::staged_rows_whole(p)))
+            continue;
           if (p.nt_shifted) {
             switch (p.elem) {
               case 1: kernels::transpose_shifted<1>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;

@@ -529,7 +529,7 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
       }
       if (staged_source_rows(e)) {
         e.staged_rows = true;
-        split_group_a(e, staged_block_bytes, kernels::line_tile_of(e.elem));
+        split_group_a(e, staged_block_bytes, kernels::staged_tile_of(e.elem));
         split_group_b(e, staged_unit_bytes / e.elem);
         return;
       }

@@ -38,12 +38,47 @@ struct micro {
 
 #if defined(LAZYVIEW_HAVE_SSE2)
 
-/// 16x16 bytes (int8, fp8): four interleave stages in place, rows paired 1, 2, 4 and 8 apart
-/// (bytes, words, dwords, qwords); destination row c then lies in register c', c's four bits
-/// reversed. Against the 8x8 tile of 8-byte loads and stores it replaced (half the loads and
-/// stores, each source line visited 4 times rather than 8), bench/ab on a 2-core Zen 3 VM
-/// (AVX2), medians of 5 rounds, 1 thread (2): (4096,4096).t() 1.55x (1.57x), (4160,4032).t()
-/// 1.50x (1.88x), (512,512).t() in cache 1.63x (1.57x).
+/// The four interleave stages of a 16 x 16 byte transpose, in each 128-bit lane of V (__m128i;
+/// with AVX2 also __m256i, two tiles side by side): rows paired 1, 2, 4 and 8 apart (bytes,
+/// words, dwords, qwords), in place. r[i] holds source row i before; destination row c (byte c
+/// of every row) lies in r[bytes_16x16_row(c)] after.
+template <class V>
+LAZYVIEW_ALWAYS_INLINE inline void transpose_bytes_16x16(V (&r)[16]) {
+  // rows k and k + gap (k's bit `gap` clear) -> their low and high halves interleaved
+  const auto stage = [&r](int gap, auto lo, auto hi) {
+    LAZYVIEW_UNROLL
+    for (int k = 0; k < 16; ++k)
+      if ((k & gap) == 0) {
+        const V a = lo(r[k], r[k + gap]), b = hi(r[k], r[k + gap]);
+        r[k] = a;
+        r[k + gap] = b;
+      }
+  };
+#if defined(__AVX2__)
+  if constexpr (sizeof(V) == 32) {
+    stage(1, [](V a, V b) { return _mm256_unpacklo_epi8(a, b); }, [](V a, V b) { return _mm256_unpackhi_epi8(a, b); });
+    stage(2, [](V a, V b) { return _mm256_unpacklo_epi16(a, b); }, [](V a, V b) { return _mm256_unpackhi_epi16(a, b); });
+    stage(4, [](V a, V b) { return _mm256_unpacklo_epi32(a, b); }, [](V a, V b) { return _mm256_unpackhi_epi32(a, b); });
+    stage(8, [](V a, V b) { return _mm256_unpacklo_epi64(a, b); }, [](V a, V b) { return _mm256_unpackhi_epi64(a, b); });
+    return;
+  }
+#endif
+  if constexpr (sizeof(V) == 16) {
+    stage(1, [](V a, V b) { return _mm_unpacklo_epi8(a, b); }, [](V a, V b) { return _mm_unpackhi_epi8(a, b); });
+    stage(2, [](V a, V b) { return _mm_unpacklo_epi16(a, b); }, [](V a, V b) { return _mm_unpackhi_epi16(a, b); });
+    stage(4, [](V a, V b) { return _mm_unpacklo_epi32(a, b); }, [](V a, V b) { return _mm_unpackhi_epi32(a, b); });
+    stage(8, [](V a, V b) { return _mm_unpacklo_epi64(a, b); }, [](V a, V b) { return _mm_unpackhi_epi64(a, b); });
+  }
+}
+/// The register that holds destination row c after transpose_bytes_16x16: c's four bits reversed
+/// (each stage moves one bit of the column into the register index, lowest first).
+constexpr int bytes_16x16_row(int c) { return ((c & 1) << 3) | ((c & 2) << 1) | ((c & 4) >> 1) | ((c & 8) >> 3); }
+
+/// 16x16 bytes (int8, fp8): transpose_bytes_16x16 on 16-byte rows. Against the 8x8 tile of
+/// 8-byte loads and stores it replaced (half the loads and stores, each source line visited 4
+/// times rather than 8), bench/ab on a 2-core Zen 3 VM (AVX2), medians of 5 rounds, 1 thread
+/// (2): (4096,4096).t() 1.55x (1.57x), (4160,4032).t() 1.50x (1.88x), (512,512).t() in cache
+/// 1.63x (1.57x).
 template <>
 struct micro<1> {
   static constexpr int T = 16;
@@ -52,25 +87,9 @@ struct micro<1> {
     __m128i r[16];
     LAZYVIEW_UNROLL
     for (int i = 0; i < 16; ++i) r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s(i)));
-    // rows k and k + gap (k's bit `gap` clear) -> their low and high halves interleaved
-    const auto stage = [&r](int gap, auto lo, auto hi) {
-      LAZYVIEW_UNROLL
-      for (int k = 0; k < 16; ++k)
-        if ((k & gap) == 0) {
-          const __m128i a = lo(r[k], r[k + gap]), b = hi(r[k], r[k + gap]);
-          r[k] = a;
-          r[k + gap] = b;
-        }
-    };
-    stage(1, [](__m128i a, __m128i b) { return _mm_unpacklo_epi8(a, b); }, [](__m128i a, __m128i b) { return _mm_unpackhi_epi8(a, b); });
-    stage(2, [](__m128i a, __m128i b) { return _mm_unpacklo_epi16(a, b); }, [](__m128i a, __m128i b) { return _mm_unpackhi_epi16(a, b); });
-    stage(4, [](__m128i a, __m128i b) { return _mm_unpacklo_epi32(a, b); }, [](__m128i a, __m128i b) { return _mm_unpackhi_epi32(a, b); });
-    stage(8, [](__m128i a, __m128i b) { return _mm_unpacklo_epi64(a, b); }, [](__m128i a, __m128i b) { return _mm_unpackhi_epi64(a, b); });
+    transpose_bytes_16x16(r);
     LAZYVIEW_UNROLL
-    for (int c = 0; c < 16; ++c) {
-      const int g = ((c & 1) << 3) | ((c & 2) << 1) | ((c & 4) >> 1) | ((c & 8) >> 3);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(d(c)), r[g]);
-    }
+    for (int c = 0; c < 16; ++c) _mm_storeu_si128(reinterpret_cast<__m128i*>(d(c)), r[bytes_16x16_row(c)]);
   }
 };
 

@@ -1,6 +1,7 @@
 #pragma once
-// Streamed byte transposes in whole-line tiles whose source rows lie a multiple of 4 KiB apart
-// (engine_plan::staged_rows, where lv::staged_source_rows holds). Read in place, a tile's source
+// Streamed byte transposes (whole-line tiles with AVX-512 VBMI, 16 x 16 register tiles with AVX2)
+// whose source rows lie a multiple of 4 KiB apart (engine_plan::staged_rows, where
+// lv::staged_source_rows holds). Read in place, a tile's source
 // lines (one per row, all in one set of the first-level cache) and a unit's destination lines
 // (two per row, hundreds of rows in turn) are both orders that the memory system serves at a
 // fraction of its speed. Here a unit copies its source rows one after another, a run of lines
@@ -39,27 +40,38 @@ inline char* staged_rows_buffer() {
   return h.p;
 }
 
-#if defined(__AVX512F__)
-/// One work unit of a staged_rows plan: A indices [a_begin, a_end) (whole tiles of T =
-/// line_micro<E>::T, at most staged_block_bytes of each destination row) by B indices [b_begin,
+/// Whether a staged_rows unit streams each destination row of a turn whole, row after row, rather
+/// than line k of every row of the turn, then line k + 1: rows whole under the zen3 tuning, lines
+/// across rows otherwise. On the 2-core Zen 3 VM (AVX2), a harness that only streams a unit's
+/// buffered rows ((4096,4096).t() uint8, units of 512 x 512, turns of 32 rows; time of a
+/// streaming copy of the same bytes over its time, medians of 11 alternated runs): lines across
+/// rows 0.45-0.55, rows whole 2.1-2.6; the whole kernel 0.17-0.26 -> 0.24-0.37. The Zen 5 probe
+/// of staged_source_rows streamed lines across rows as fast as a dense write; not measured there
+/// the other way.
+inline bool staged_rows_whole(const engine_plan& p) { return p.tune == tuning::zen3; }
+
+#if defined(__AVX2__)
+/// One work unit of a staged_rows plan: A indices [a_begin, a_end) (whole stages of T =
+/// staged_tile_of(E), at most staged_block_bytes of each destination row) by B indices [b_begin,
 /// b_end), in passes of staged_chunk_bytes of B (the last may be short, down to one index). Per
-/// pass and tile of A, the tile's T source rows go to the stage one after another (the pass's
-/// bytes of each: a run of whole lines and a tail), and its tiles move them into the pass's
-/// buffer, whose row j is destination row b0 + j from a_begin. Then a share of the pass before's
-/// rows streams out (staged_rows_in_turn rows at a time, each row's lines one after another
-/// across them), so that its stores go while this pass's loads wait; the last pass's rows go at
-/// the end. Returns false, having done nothing, where the thread has no buffers
-/// (staged_rows_buffer), for transpose_lines to take the unit.
-/// @pre line_tile_of(E) > 1, a_end - a_begin a multiple of T and at most staged_block_bytes / E,
-/// every destination row 64-byte aligned at a_begin.
+/// pass and stage of A, the stage's T source rows are copied to it one after another (the pass's
+/// bytes of each: a run of whole lines and a tail), and tiles move them into the pass's buffer,
+/// whose row j is destination row b0 + j from a_begin: whole-line tiles (line_micro<E>, AVX-512
+/// VBMI) or, with AVX2, two 16 x 16 byte tiles at a time (transpose_bytes_16x16 on 32-byte rows).
+/// Then a share of the pass before's rows streams out, staged_rows_in_turn rows at a time (each
+/// row whole, or a line of each in turn: staged_rows_whole), so that its stores go while this
+/// pass's loads wait; the last pass's rows go at the end. Returns false, having done nothing,
+/// where the thread has no buffers (staged_rows_buffer), for the tiles in place to take the unit.
+/// @pre staged_tile_of(E) > 1, a_end - a_begin a multiple of T and at most staged_block_bytes /
+/// E, every destination row 64-byte aligned at a_begin.
 /// Example: (4096,4096).t() uint8: units of 512 x 512, each two passes of 256 indices of B; per
-/// pass, 8 tiles of 64 source rows staged 256 bytes each, a tile's 16 x 64 pieces into the buffer,
-/// and after each tile 32 rows of the pass before (512 bytes each) streamed.
+/// pass, 8 stages of 64 source rows, 256 bytes each, their tiles into the buffer, and after each
+/// stage 32 rows of the pass before (512 bytes each) streamed.
 template <int E>
 bool transpose_staged_rows(const char* s, char* d, const index_t* offA, const index_t* offB, index_t a_begin,
-                           index_t a_end, index_t b_begin, index_t b_end) {
-  constexpr index_t T = line_micro<E>::T;
-  constexpr index_t TB = line_micro<E>::TB;               // B indices a tile
+                           index_t a_end, index_t b_begin, index_t b_end, bool rows_whole) {
+  constexpr index_t T = staged_tile_of(E);
+  static_assert(T > 1, "no staged tiles on this target");
   constexpr index_t chunk = staged_chunk_bytes / E;       // B indices a pass
   constexpr index_t stage_row = staged_chunk_bytes + 64;  // (a line more: rows off one set)
   alignas(64) char stage[T * stage_row];
@@ -75,10 +87,11 @@ bool transpose_staged_rows(const char* s, char* d, const index_t* offA, const in
   const auto send = [&](index_t upto) {  // streams the pass before's rows [sent, upto)
     for (; sent < upto; sent += staged_rows_in_turn) {
       const index_t ge = std::min(upto, sent + staged_rows_in_turn);
-      for (index_t k = 0; k < row; k += 64)
-        for (index_t j = sent; j < ge; ++j)
-          _mm512_stream_si512(reinterpret_cast<__m512i*>(dcol + offB[prev_b0 + j] + k),
-                              _mm512_load_si512(reinterpret_cast<const __m512i*>(prev + j * pitch + k)));
+      if (rows_whole)
+        for (index_t j = sent; j < ge; ++j) copy_nt_blocks(prev + j * pitch, dcol + offB[prev_b0 + j], row);
+      else
+        for (index_t k = 0; k < row; k += 64)
+          for (index_t j = sent; j < ge; ++j) copy_nt_blocks(prev + j * pitch + k, dcol + offB[prev_b0 + j] + k, 64);
     }
     sent = upto;
   };
@@ -86,7 +99,7 @@ bool transpose_staged_rows(const char* s, char* d, const index_t* offA, const in
   for (index_t b0 = b_begin; b0 < b_end; b0 += chunk, ++pass) {
     char* const buf = bufs[pass & 1];
     const index_t nb = std::min(chunk, b_end - b0), bytes = nb * E, whole = bytes / 64 * 64;
-    // the pass before's rows go out a share after each tile of A
+    // the pass before's rows go out a share after each stage of A
     const index_t share = (prev_nb + tiles_a - 1) / tiles_a;
     index_t t = 0;
     for (index_t a = a_begin; a < a_end; a += T, ++t) {
@@ -96,13 +109,39 @@ bool transpose_staged_rows(const char* s, char* d, const index_t* offA, const in
         for (index_t q = 0; q < whole; q += 64) copy_line(from + q, to + q);
         if (whole < bytes) std::memcpy(to + whole, from + whole, static_cast<std::size_t>(bytes - whole));
       }
+      // (a short last tile: the stage past the pass's bytes holds stale bytes, whose rows stay out)
       char* const col = buf + (a - a_begin) * E;
-      for (index_t c = 0; c < nb; c += TB) {
-        // (a short last tile: the stage past the pass's bytes holds stale bytes, whose rows stay out)
-        const index_t rows = std::min<index_t>(TB, nb - c);
-        line_micro<E>::tile_to([&](int i) { return stage + i * stage_row + c * E; }, [&](int j, auto v) {
-          if (j < rows) put<false>(col + (c + j) * pitch, v);
-        });
+#if defined(__AVX512F__)
+      if constexpr (line_tile_of(E) > 1) {
+        constexpr index_t TB = line_tile_rows_of(E);
+        for (index_t c = 0; c < nb; c += TB) {
+          const index_t rows = std::min<index_t>(TB, nb - c);
+          line_micro<E>::tile_to([&](int i) { return stage + i * stage_row + c * E; }, [&](int j, auto v) {
+            if (j < rows) put<false>(col + (c + j) * pitch, v);
+          });
+        }
+      } else
+#endif
+      {
+        for (index_t c = 0; c < nb; c += 32) {
+          const index_t rows = std::min<index_t>(32, nb - c);
+          for (index_t i0 = 0; i0 < T; i0 += 16) {
+            __m256i r[16];
+            LAZYVIEW_UNROLL
+            for (int i = 0; i < 16; ++i)
+              r[i] = _mm256_load_si256(reinterpret_cast<const __m256i*>(stage + (i0 + i) * stage_row + c));
+            transpose_bytes_16x16(r);
+            // row j of the low lanes' tile is destination row c + j, of the high lanes' c + 16 + j
+            char* const out = col + c * pitch + i0;
+            LAZYVIEW_UNROLL
+            for (int j = 0; j < 16; ++j) {
+              const __m256i v = r[bytes_16x16_row(j)];
+              if (j < rows) _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j * pitch), _mm256_castsi256_si128(v));
+              if (16 + j < rows)
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (16 + j) * pitch), _mm256_extracti128_si256(v, 1));
+            }
+          }
+        }
       }
       if (prev) send(std::min(prev_nb, (t + 1) * share));
     }
@@ -114,6 +153,11 @@ bool transpose_staged_rows(const char* s, char* d, const index_t* offA, const in
   }
   if (prev) send(prev_nb);
   return true;
+}
+#else
+template <int E>
+bool transpose_staged_rows(const char*, char*, const index_t*, const index_t*, index_t, index_t, index_t, index_t, bool) {
+  return false;  // (never planned: staged_tile_of is 1 on this target)
 }
 #endif
 
