@@ -97,11 +97,13 @@ namespace kernels {
 /// whole-line tile's 64 with AVX-512 VBMI; with AVX2, 64 too, in tiles of 16 x 16; 1: none
 /// (bytes only, see staged_source_rows).
 constexpr int staged_tile_of(int E) {
-  if (line_tile_of(E) > 1) return E == 1 ? line_tile_of(E) : 1;
+  if (E != 1) return 1;
+  if (line_tile_of(1) > 1) return line_tile_of(1);
 #if defined(__AVX2__)
-  if (E == 1) return 64;
-#endif
+  return 64;
+#else
   return 1;
+#endif
 }
 }  // namespace kernels
 

@@ -1,12 +1,12 @@
 #pragma once
 // Streamed byte transposes (whole-line tiles with AVX-512 VBMI, 16 x 16 register tiles with AVX2)
 // whose source rows lie a multiple of 4 KiB apart (engine_plan::staged_rows, where
-// lv::staged_source_rows holds). Read in place, a tile's source
-// lines (one per row, all in one set of the first-level cache) and a unit's destination lines
-// (two per row, hundreds of rows in turn) are both orders that the memory system serves at a
-// fraction of its speed. Here a unit copies its source rows one after another, a run of lines
-// each, to a small stage; its tiles land in a buffer laid out by destination rows; and the buffer
-// streams out a few rows at a time, many lines each, while the next pass fills the other buffer.
+// lv::staged_source_rows holds). Read in place, a tile's source lines (one per row, all in one
+// set of the first-level cache) and a unit's destination lines (two per row, hundreds of rows in
+// turn) are both orders that the memory system serves at a fraction of its speed. Here a unit
+// copies its source rows one after another, a run of lines each, to a small stage; its tiles land
+// in a buffer laid out by destination rows; and the buffer streams out a few rows at a time, many
+// lines each, while the next pass fills the other buffer.
 #include <cstring>
 #include <new>
 
