@@ -128,6 +128,49 @@ BOOST_AUTO_TEST_CASE(nest_setups_kept_and_replaced)
             }
 }
 
+BOOST_AUTO_TEST_CASE(small_units_keep_the_nest)
+{
+    // FLUX pack and unpack (1,C,H,H) fp32 past nest_bytes whose transpose per outer iteration
+    // (2C x H/2 elements of 8 bytes, 8CH bytes) holds at most nest_unit_bytes (1 KiB) run, and
+    // keep, the nest where the target's tiles of 8 bytes are AVX2's 4 x 4 (small_units_take_nest,
+    // up to nest_untiled_bytes); elsewhere, and for larger units, the engine's setup. The memo's
+    // entry tells which ran (eval_memo_avx2 is the build where both ways occur at the thresholds
+    // users get); the values are checked against the loop (pack) and the round trip (unpacking
+    // the packed values gives the input back).
+    const bool avx2_tiles = lv::kernels::tile_of(8) == 4 && lv::kernels::line_tile_of(8) == 1;
+    const auto x = make_buffer<float>(16 * 16 * 16);
+    const std::pair<index_t, index_t> shapes[] = {{7, 14}, {16, 8}, {5, 22}, {2, 32}, {3, 6}, {16, 16}, {16, 4}, {16, 12}, {7, 14}};
+    for (auto const& [C, H] : shapes) {
+        const index_t hw = (H / 2) * (H / 2), bytes = C * H * H * 4;
+        const std::size_t n = static_cast<std::size_t>(C * H * H);
+        const bool nest = bytes <= lv::nest_bytes ||
+                          (avx2_tiles && bytes <= lv::nest_untiled_bytes && 8 * C * H <= 1024);
+        BOOST_TEST_CONTEXT("(1," << C << "," << H << "," << H << "), nest " << nest)
+        {
+            std::vector<float> packed(n + 1, sentinel<float>()), back(n + 1, sentinel<float>());
+            auto pe = pack_chain(x.data(), 1, C, H, H);
+            auto pto = lv::from_blob(packed.data(), {1, hw, C * 4});
+            lv::copy(pe, pto, lv::threads{1});
+            using PS = std::remove_cvref_t<decltype(lv::detail::chain_of(pe))>;
+            using PD = std::remove_cvref_t<decltype(lv::detail::chain_of(pto))>;
+            BOOST_TEST((lv::detail::memo_of<PS, PD>().engine.nest.run != nullptr) == nest);
+            const auto ref = pack_reference(x.data(), 1, C, H, H);
+            BOOST_TEST(std::equal(ref.begin(), ref.end(), packed.begin()));
+            BOOST_TEST(packed[n] == sentinel<float>());
+
+            const float* const pk = packed.data();
+            auto ue = lv::from_blob(pk, {1, hw, C * 4}).view(1, H / 2, H / 2, C, 2, 2).permute(0, 3, 1, 4, 2, 5).reshape(1, C, H, H);
+            auto uto = lv::from_blob(back.data(), {1, C, H, H});
+            lv::copy(ue, uto, lv::threads{1});
+            using US = std::remove_cvref_t<decltype(lv::detail::chain_of(ue))>;
+            using UD = std::remove_cvref_t<decltype(lv::detail::chain_of(uto))>;
+            BOOST_TEST((lv::detail::memo_of<US, UD>().engine.nest.run != nullptr) == nest);
+            BOOST_TEST(std::equal(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n), back.begin()));
+            BOOST_TEST(back[n] == sentinel<float>());
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(offsets_and_strides_change_the_key)
 {
     // Same sizes every time: only narrow's start (the plan's offset) or the leaf's strides differ.

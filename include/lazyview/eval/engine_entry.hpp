@@ -61,7 +61,8 @@ LAZYVIEW_ENGINE_LINKAGE void run_engine_setup(const engine_plan& ep, const index
                                               index_t bytes, threads th);
 
 /// Runs a plain plan of `elem`-byte elements: the nest where takes_nest says so (up to nest_bytes,
-/// or nest_untiled_bytes for elements without a tile kernel), the engine above.
+/// or nest_untiled_bytes for elements without a tile kernel) or the engine plan has small units
+/// (small_units_take_nest), the engine otherwise.
 /// `keep`, when given, receives the nest's setup, or the engine's where it does not depend on
 /// the destination's address (no streaming stores at this size), for the plan memo; whichever it
 /// does not receive is marked absent (nest.run null, valid false), so a memo entry never keeps
@@ -127,12 +128,21 @@ LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char
     // Built where the memo keeps it (a plan is 2 KB; copying it in cost a missed call 3%).
     static_assert(std::is_trivially_destructible_v<engine_plan>, "built over the old one without destroying it");
     ::new (static_cast<void*>(&keep->ep)) engine_plan(make_engine_plan(p, elem));
+    if (small_units_take_nest(keep->ep, bytes)) {
+      make_nest(p, elem, keep->nest);
+      keep->nest(src, dst);
+      return;
+    }
     const index_t* off = offsets(keep->ep, keep->off, heap);
     keep->valid = heap.empty();
     run_engine_setup(keep->ep, off, src, dst, bytes, th);
     return;
   }
   engine_plan ep = make_engine_plan(p, elem);
+  if (small_units_take_nest(ep, bytes)) {
+    run_nest(p, src, dst, elem);
+    return;
+  }
   // Resolved once: threads{0} asks the system for its processor count, which glibc reads from /sys.
   const unsigned n = threads_for(bytes, th);
   use_streaming_stores(ep, dst, bytes, n);  // before the offsets: it may regroup A

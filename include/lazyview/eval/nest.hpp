@@ -62,6 +62,31 @@ inline bool takes_nest(const loop_plan& p, index_t size, index_t small = nest_by
   return E != 0 && E < 64 && kernels::tile_of(static_cast<int>(E)) == 1;
 }
 
+/// Transposes of 8-byte elements (FLUX's fp32 pairs) in AVX2's 4 x 4 register tiles, up to
+/// nest_untiled_bytes in all, whose transpose per outer iteration (nA x nB elements, one work
+/// unit at these sizes) holds at most nest_unit_bytes: run_plain checks the engine plan and runs
+/// the nest instead. There the tiles are few per unit (a side of 4 to 16 indices, edge tiles
+/// moved back over the last), and the unit's set-up (row pointers from the offset tables, a sweep
+/// per tile of A) costs more than they save: (1,16,8,8) FLUX pack took 3941 instructions a call
+/// in the engine, 123 per tile, against 2639 as a nest. The two kernels alone on one plan,
+/// alternated in one process, nest's time over the engine's (medians of 7; 2-core Zen 3 VM, g++ 12
+/// -O3 -march=native): FLUX pack (1,C,H,H) fp32 (C,H) = (16,8) 0.59, (7,14) 0.54, (5,22) 0.65,
+/// (8,16) 0.85, (3,32) 0.68, (4,24) 0.73, (2,32) 0.76; unpack 0.48, 0.69, 0.66, 0.80, 0.66, 0.68,
+/// 0.55; (a,b,c).permute(0,2,1) fp64 (64,4,4) 0.17, (32,6,6) 0.51, (16,4,16) 0.45, (16,8,8) 0.80,
+/// (10,3,40) 0.52, (4,16,8) 1.00, (12,5,20) 1.15 (0.81-1.23), (10,40,3) 1.14. Larger units keep
+/// the tiles: (8,12,12) 1.27 (1152 bytes), (1,16,16,16) unpack 1.17 (2 KiB), (7,100,2).permute(
+/// 1,0,2) fp32 2.27 (one unit of 5600 bytes), though (1,16,12,12) pack (1536) read 0.69. Not for
+/// 4-byte elements (AVX2's 8 x 8 tiles): bf16 FLUX unpack (1,7,14,14) 1.20, (1,16,16,16) 3.92; nor
+/// for SSE2's 2 x 2 tiles of 8 bytes: unpack (1,7,14,14) 1.03, (1,16,16,16) 1.53. AVX-512's
+/// whole-line tiles won from 4 KiB (nest_bytes).
+inline constexpr index_t nest_unit_bytes = 1024;
+/// Example (AVX2): FLUX pack and unpack (1,7,14,14) fp32 (units of 14 x 7 8-byte elements, 784
+/// bytes): yes; (1,16,16,16) (2 KiB units), (32,32,2).permute(1,0,2) (one unit, 8 KiB): no.
+inline bool small_units_take_nest(const engine_plan& e, index_t bytes, index_t untiled = nest_untiled_bytes) {
+  return e.kind == engine_plan::transpose && e.elem == 8 && kernels::tile_of(8) == 4 && kernels::line_tile_of(8) == 1 &&
+         bytes <= untiled && e.nA * e.nB * e.elem <= nest_unit_bytes;
+}
+
 namespace kernels {
 
 /// How nest_loops moves one element: E bytes, R bytes by copy_odd<E> or copy_over<E> (E/2 < R <
