@@ -540,7 +540,8 @@ BOOST_AUTO_TEST_CASE(streaming_runs_of_wide_elements) {
 // as gathered runs past the threshold under zen where order_runs left them in source order:
 // (600,220,32).permute(1,0,2) and (1000,220,17).permute(1,0,2) fp32 (16.9 and 15.0 MB), aligned
 // or not. In destination order ((64,2048,32).permute(1,0,2): 2048 runs open in source order
-// against 64), and under intel, they keep the strided plan, whose runs move as 64-byte moves
+// against 64) they stream in blocks of 16 rows of source order where they are whole lines on
+// lines (block_source_order); there off lines, and under intel, they keep the strided plan, whose runs move as 64-byte moves
 // (kernels::strided_runs): values in place too, in cache, for runs of 68, 96, 100, 140, 160 and
 // 256 bytes of 1-, 2-, 4- and 8-byte elements, and on 1 and 2 threads.
 BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
@@ -563,8 +564,15 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
         } else {
           BOOST_TEST((a.kind == engine_plan::strided && !a.nt && b.kind == engine_plan::strided && !b.nt));
         }
+        // destination order: streamed in blocks of source order where the runs start on lines
+        // (block_source_order), under the zen tunings; else in place
         const engine_plan c = streaming_plan(dst_order, d, th);
-        BOOST_TEST((c.kind == engine_plan::strided && !c.nt));
+        if (t == tuning::zen && kernels::have_nt && d == out.data())
+          BOOST_TEST((c.kind == engine_plan::run && c.run_bytes == 128 && c.nt && !c.gather && c.nouter == 3 &&
+                      c.outer[0].n == 128 && c.outer[1].n == 64 && c.outer[2].n == 16 && c.outer[2].ss == 128 &&
+                      c.outer[2].ds == 64 * 128));
+        else
+          BOOST_TEST((c.kind == engine_plan::strided && !c.nt));
       }
   }
   tuning_scope const zen{tuning::zen};
@@ -577,7 +585,20 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
   check_streamed_permute<3>({600, 220, 32}, {1, 0, 2}, "(600,220,32).permute(1,0,2)", gathered(128), std::int32_t{});
   check_streamed_permute<3>({1000, 220, 17}, {1, 0, 2}, "(1000,220,17).permute(1,0,2)", gathered(68), std::int32_t{});
   const auto in_place = [](const engine_plan& p) { return p.kind == engine_plan::strided && !p.nt; };
-  check_streamed_permute<3>({64, 2048, 32}, {1, 0, 2}, "(64,2048,32).permute(1,0,2)", in_place, std::int32_t{});
+  // blocks of 16 rows of source order, runs on lines (shift 0), else in place
+  const auto blocked = [](index_t run) {
+    return [run](const engine_plan& p, index_t shift) {
+      if (shift != 0 || !kernels::have_nt) return p.kind == engine_plan::strided && !p.nt;
+      return p.kind == engine_plan::run && p.run_bytes == run && p.nt && !p.gather && p.nouter == 3 &&
+             p.outer[2].n == source_order_block && p.outer[2].ss == run;
+    };
+  };
+  check_streamed_permute<3>({64, 2048, 32}, {1, 0, 2}, "(64,2048,32).permute(1,0,2)", blocked(128), std::int32_t{});
+  check_streamed_permute<3>({64, 2048, 48}, {1, 0, 2}, "(64,2048,48).permute(1,0,2)", blocked(192), std::int32_t{});
+  check_streamed_permute<3>({64, 2048, 64}, {1, 0, 2}, "(64,2048,64).permute(1,0,2)", blocked(128), std::uint16_t{});
+  // fewer than source_order_min_rows source rows, or rows that do not divide into blocks: in place
+  check_streamed_permute<3>({16, 8192, 32}, {1, 0, 2}, "(16,8192,32).permute(1,0,2)", in_place, std::int32_t{});
+  check_streamed_permute<3>({64, 2056, 32}, {1, 0, 2}, "(64,2056,32).permute(1,0,2)", in_place, std::int32_t{});
   check_streamed_permute<3>({40, 50, 17}, {1, 0, 2}, "(40,50,17).permute(1,0,2)", in_place, std::int32_t{});
   check_streamed_permute<3>({30, 41, 24}, {1, 0, 2}, "(30,41,24).permute(1,0,2)", in_place, float{});
   check_streamed_permute<4>({9, 5, 13, 100}, {2, 0, 1, 3}, "(9,5,13,100).permute(2,0,1,3)", in_place, std::uint8_t{});

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "aliased_rows.hpp"
+#include "blocked_runs.hpp"
 #include "engine_plan.hpp"
 #include "narrow.hpp"
 #include "streaming_thresholds.hpp"
@@ -460,7 +461,15 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
     // Shorter than 256 bytes, only where gathering turns source order into destination order.
     engine_plan r = e;
     as_streamed_runs(r);
-    if (r.run_bytes < wide_element_run_bytes && in_destination_order(r)) return;
+    if (r.run_bytes < wide_element_run_bytes && in_destination_order(r)) {
+      // (blocks of source order where the runs are whole lines on lines: block_source_order)
+      if (kernels::have_nt && dst_bytes >= streaming_threshold_of(r, dst, nthreads) && lines_aligned(r, dst, 64) &&
+          block_source_order(r)) {
+        r.nt = true;
+        e = r;
+      }
+      return;
+    }
     stream_as_grouped(r, dst, dst_bytes, nthreads, streaming_threshold_of(r, dst, nthreads));
     if (r.nt) e = r;
     return;
