@@ -622,6 +622,7 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
 // (24-byte, A = 2000). Rows that lie apart stay in place: (26,785,20,10).permute(2,1,0,3), whose
 // group B's first member moves the destination by 785 rows; so do long rows in cache.
 BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
+  tuning_scope const zen{tuning::zen};  // (zen3 keeps some of these in place: streaming_odd_rows_zen3)
   const auto streamed = [](const engine_plan& ep) {
     return ep.kind == engine_plan::transpose && !is_pow2_upto64(ep.elem) && ep.nt == kernels::have_nt;
   };
@@ -649,6 +650,38 @@ BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
   const engine_plan apart = streamed_plan_of(from_blob(in.data(), {26, 785, 20, 10}).permute(2, 1, 0, 3), 4, out.data(),
                                              index_t{26} * 785 * 20 * 10 * 4);
   BOOST_TEST((apart.kind == engine_plan::transpose && apart.elem == 40 && !apart.nt));
+}
+
+// Under the zen3 tuning, rows that would stage (A of odd_stage_min_a or more) of elements wider
+// than 16 bytes stay in place, A in blocks (odd_rows_in_place): (4,40,20,4,20,14).permute(2,3,4,0,1,5)
+// (56-byte elements, A = 160; its values on 1 and 2 threads), (100,4000,10).permute(1,0,2)
+// (40-byte), (700,700,7) (28-byte, rows in pieces), (300,3000,5) (20-byte). As under zen, 12-byte
+// elements stream ((500,2200,3)), and so do rows of fewer source rows: (40,10000,10) (A = 40 in
+// blocks, taken whole) and (4,26,3100,10).permute(0,2,1,3) (A = 26, short rows).
+BOOST_AUTO_TEST_CASE(streaming_odd_rows_zen3) {
+  tuning_scope const zen3{tuning::zen3};
+  const auto in_place = [](const engine_plan& ep) {
+    return ep.kind == engine_plan::transpose && !is_pow2_upto64(ep.elem) && !ep.nt && ep.blocks_a > 1 &&
+           ep.nA >= kernels::odd_stage_min_a && ep.nA < odd_rows_in_place_a;
+  };
+  check_streamed_permute<6>({4, 40, 20, 4, 20, 14}, {2, 3, 4, 0, 1, 5}, "(4,40,20,4,20,14).permute(2,3,4,0,1,5)",
+                            in_place);
+  std::vector<float> in(1);
+  tensor<float, 1> out({64});
+  const auto plan_of3 = [&](index_t a, index_t b, index_t f) {
+    return streamed_plan_of(from_blob(in.data(), {a, b, f}).permute(1, 0, 2), 4, out.data(), a * b * f * 4);
+  };
+  BOOST_TEST(in_place(plan_of3(100, 4000, 10)));
+  BOOST_TEST(in_place(plan_of3(700, 700, 7)));
+  BOOST_TEST(in_place(plan_of3(300, 3000, 5)));
+  const auto streamed = [](const engine_plan& ep) {
+    return ep.kind == engine_plan::transpose && !is_pow2_upto64(ep.elem) && ep.nt == kernels::have_nt &&
+           (!kernels::have_nt || ep.blocks_a == 1);
+  };
+  BOOST_TEST(streamed(plan_of3(500, 2200, 3)));
+  BOOST_TEST(streamed(plan_of3(40, 10000, 10)));
+  BOOST_TEST(streamed(streamed_plan_of(from_blob(in.data(), {4, 26, 3100, 10}).permute(0, 2, 1, 3), 4, out.data(),
+                                       index_t{4} * 26 * 3100 * 10 * 4)));
 }
 
 // Transposes of tiled elements past 12 MiB whose units each write one dense stretch (A whole,

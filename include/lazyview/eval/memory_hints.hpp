@@ -11,6 +11,7 @@
 #include "blocked_runs.hpp"
 #include "engine_plan.hpp"
 #include "narrow.hpp"
+#include "odd_rows.hpp"
 #include "streaming_thresholds.hpp"
 
 namespace lazyview {
@@ -119,18 +120,6 @@ inline constexpr index_t transpose_short_b_rows = 32;
 /// Scattered and far-row plans stream through nt_rows only with destination rows of at least
 /// this many bytes: two units or more, so that most lines are completed by the unit after.
 inline constexpr index_t nt_rows_long_row_bytes = 1024;
-/// Streamed transposes of odd-sized elements whose destination rows are long (A whole) take
-/// work units of about this many bytes of destination (at least a row): enough units for the
-/// threads where B is short ((300,3000,5).permute(1,0,2), rows of 6000 bytes, has 11 chunks of
-/// B at 256 a chunk, and 10 rows a unit).
-inline constexpr index_t odd_rows_unit_bytes = index_t{64} << 10;
-/// Transposes of odd-sized elements whose destination rows gather from this many source rows
-/// or more (nA) do not stream (see use_streaming_stores). Streamed, A is taken whole: each row
-/// gathers one element from each of nA far-apart source rows, and a unit (a few rows) reads a
-/// line of each, 62.5 KiB for 1000 rows, past L1 (48 KiB here), for every few elements it uses
-/// from them; in place, A is read in blocks of 8 rows. (That reading is a hypothesis; the
-/// bound is where the measurements turned.)
-inline constexpr index_t odd_rows_in_place_a = 1000;
 
 /// Whether a streamed transpose's units take group A whole: source rows close together (one
 /// stream), destination rows of at most transpose_direct_bytes, and a tile kernel that
@@ -384,6 +373,8 @@ inline bool in_destination_order(const engine_plan& e) {
 /// process to process: (800,1000,5) 0.93-1.01x, (700,1000,5) 0.88-0.96x, (500,1000,10) (40-byte)
 /// 0.83-0.94x, (300,1500,10) 0.78-1.02x, (4,40,20,4,20,14).permute(2,3,4,0,1,5) (A = 160)
 /// 0.70-0.76x where two earlier processes had measured 1.05-1.07x.
+/// Under the zen3 tuning, rows that would stage (A of odd_stage_min_a or more) of elements wider
+/// than 16 bytes stay in place as well (odd_rows_in_place, eval/odd_rows.hpp).
 /// Transposes stream through a buffer whose rows leave in whole cache lines: each destination
 /// row starts on a line, covers whole lines, and A splits into blocks of whole lines. A
 /// streaming store to part of a line costs a read of that line: (48,45,8,104).permute(3,2,1,0)
@@ -511,8 +502,7 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
       // through a line_writer (kernels::transpose_block_odd), where a unit's rows lie back to back
       const index_t row = e.nA * e.elem;
       const bool short_rows = e.blocks_a == 1 && row <= gather_max_run_bytes;
-      if (!back_to_back(e.gb, e.nb, row, 1) || (!short_rows && dst_bytes < threshold) ||
-          e.nA >= odd_rows_in_place_a)
+      if (!back_to_back(e.gb, e.nb, row, 1) || (!short_rows && dst_bytes < threshold) || odd_rows_in_place(e))
         return;
       e.nt = true;
       if (e.blocks_a == 1) return;
