@@ -8,6 +8,7 @@
 
 #include "engine_kernels.hpp"
 #include "line_writer.hpp"
+#include "odd_rows.hpp"
 
 namespace lazyview {
 
@@ -103,19 +104,6 @@ inline void row_odd(const char* sb, char* d, const index_t* offA, index_t n, ind
     for (; i + 1 < n; ++i) copy_over<K>(sb + offA[i], d + i * R);
   for (; i < n; ++i) copy_odd<K>(sb + offA[i], d + i * R, R);
 }
-
-/// Destination bytes that a streamed transpose of odd-sized elements stages at once
-/// (stage_rows_odd): rows of up to half of it stage, longer ones go through a line_writer.
-inline constexpr index_t odd_stage_bytes = index_t{32} << 10;
-/// Rows of fewer elements than this (source rows read at once) go through a line_writer: with
-/// few streams, staging lost. Intel Xeon VM, fp32, staged against the line_writer: the agents
-/// chain (600,7,500,6).permute(0,2,1,3) (na = 7) 5.0 -> 6.5-6.9 ms a copy, 1 thread; bench/ab, 5
-/// rounds, medians of the paired speed-ups, 1 thread (2): (4200,500,6) agents 1.00x (1.00x),
-/// (26,785,20,10).permute(1,2,0,3) (na = 26) 0.94x (0.92x), (4,40,20,4,20,14).permute(2,3,4,0,1,5)
-/// (na = 160) 1.44x (1.39x), to 0.76 of the best copy (0.76); a sweep of (A,B,R).permute(1,0,2),
-/// 16 MiB, R of 3 to 14 floats, 1 thread, ratios to memcpy: A = 32 and 48 0.54-0.88 -> 0.61-0.95,
-/// mixed, A = 64 to 400 0.51-0.81 -> 0.56-0.93, every one up.
-inline constexpr index_t odd_stage_min_a = 64;
 
 /// Streamed rows [b_begin, b_end) of odd-sized elements (R = p.elem bytes, K/2 < R < K, na
 /// per row), back to back from d: a stage of whole rows at a time fills a line_writer source row

@@ -1,11 +1,27 @@
 #pragma once
 // Transposes of odd-sized elements (no tile kernel: kernels::transpose_block_odd) past the
-// streaming threshold: which stay in place, and the units of those that stream
-// (use_streaming_stores, eval/memory_hints.hpp).
+// streaming threshold: which stay in place, and the units and stages of those that stream
+// (use_streaming_stores, eval/memory_hints.hpp; the kernels: eval/odd_kernels.hpp).
 #include "engine_plan.hpp"
-#include "odd_kernels.hpp"
 
 namespace lazyview {
+
+namespace kernels {
+
+/// Destination bytes that a streamed transpose of odd-sized elements stages at once
+/// (stage_rows_odd): rows of up to half of it stage, longer ones go through a line_writer.
+inline constexpr index_t odd_stage_bytes = index_t{32} << 10;
+/// Rows of fewer elements than this (source rows read at once) go through a line_writer: with
+/// few streams, staging lost. Intel Xeon VM, fp32, staged against the line_writer: the agents
+/// chain (600,7,500,6).permute(0,2,1,3) (na = 7) 5.0 -> 6.5-6.9 ms a copy, 1 thread; bench/ab, 5
+/// rounds, medians of the paired speed-ups, 1 thread (2): (4200,500,6) agents 1.00x (1.00x),
+/// (26,785,20,10).permute(1,2,0,3) (na = 26) 0.94x (0.92x), (4,40,20,4,20,14).permute(2,3,4,0,1,5)
+/// (na = 160) 1.44x (1.39x), to 0.76 of the best copy (0.76); a sweep of (A,B,R).permute(1,0,2),
+/// 16 MiB, R of 3 to 14 floats, 1 thread, ratios to memcpy: A = 32 and 48 0.54-0.88 -> 0.61-0.95,
+/// mixed, A = 64 to 400 0.51-0.81 -> 0.56-0.93, every one up.
+inline constexpr index_t odd_stage_min_a = 64;
+
+}  // namespace kernels
 
 /// Streamed transposes of odd-sized elements whose destination rows are long (A whole) take
 /// work units of about this many bytes of destination (at least a row): enough units for the
