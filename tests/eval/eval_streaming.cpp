@@ -607,6 +607,17 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
   check_streamed_permute<3>({17, 23, 32}, {1, 0, 2}, "(17,23,32).permute(1,0,2)", in_place, std::uint64_t{});
 }
 
+namespace {
+// A transpose of odd-sized elements that streams where the target has streaming stores.
+bool odd_streamed(const engine_plan& ep) {
+  return ep.kind == engine_plan::transpose && !is_pow2_upto64(ep.elem) && ep.nt == kernels::have_nt;
+}
+// The same, its units taking A whole (their rows back to back).
+bool odd_whole_rows(const engine_plan& ep) {
+  return odd_streamed(ep) && (!kernels::have_nt || (ep.blocks_a == 1 && ep.block_a >= ep.nA));
+}
+}  // namespace
+
 // Transposes of odd-sized elements past 12 MiB whose units' destination rows lie back to back
 // stream through the same buffer (kernels::transpose_block_odd): (4,7,19000,6).permute(0,2,1,3)
 // (the agents chain's form: 24-byte elements, rows of 168 bytes), (4,26,3100,10).permute(0,2,1,3)
@@ -623,20 +634,14 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
 // group B's first member moves the destination by 785 rows; so do long rows in cache.
 BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
   tuning_scope const zen{tuning::zen};  // (zen3 keeps some of these in place: streaming_odd_rows_zen3)
-  const auto streamed = [](const engine_plan& ep) {
-    return ep.kind == engine_plan::transpose && !is_pow2_upto64(ep.elem) && ep.nt == kernels::have_nt;
-  };
-  check_streamed_permute<4>({4, 7, 19000, 6}, {0, 2, 1, 3}, "(4,7,19000,6).permute(0,2,1,3)", streamed);
-  check_streamed_permute<4>({4, 26, 3100, 10}, {0, 2, 1, 3}, "(4,26,3100,10).permute(0,2,1,3)", streamed);
-  const auto whole_rows = [&](const engine_plan& ep) {
-    return streamed(ep) && (!kernels::have_nt || (ep.blocks_a == 1 && ep.block_a >= ep.nA));
-  };
+  check_streamed_permute<4>({4, 7, 19000, 6}, {0, 2, 1, 3}, "(4,7,19000,6).permute(0,2,1,3)", odd_streamed);
+  check_streamed_permute<4>({4, 26, 3100, 10}, {0, 2, 1, 3}, "(4,26,3100,10).permute(0,2,1,3)", odd_streamed);
   check_streamed_permute<6>({4, 40, 20, 4, 20, 14}, {2, 3, 4, 0, 1, 5}, "(4,40,20,4,20,14).permute(2,3,4,0,1,5)",
-                            whole_rows);
-  check_streamed_permute<3>({100, 4000, 10}, {1, 0, 2}, "(100,4000,10).permute(1,0,2)", whole_rows);
-  check_streamed_permute<3>({500, 2200, 3}, {1, 0, 2}, "(500,2200,3).permute(1,0,2)", whole_rows);
+                            odd_whole_rows);
+  check_streamed_permute<3>({100, 4000, 10}, {1, 0, 2}, "(100,4000,10).permute(1,0,2)", odd_whole_rows);
+  check_streamed_permute<3>({500, 2200, 3}, {1, 0, 2}, "(500,2200,3).permute(1,0,2)", odd_whole_rows);
   static_assert(700 * 28 > kernels::odd_stage_bytes / 2 && 700 < odd_rows_in_place_a);
-  check_streamed_permute<3>({700, 700, 7}, {1, 0, 2}, "(700,700,7).permute(1,0,2)", whole_rows);
+  check_streamed_permute<3>({700, 700, 7}, {1, 0, 2}, "(700,700,7).permute(1,0,2)", odd_whole_rows);
   const auto many_rows = [](const engine_plan& ep) {
     return ep.kind == engine_plan::transpose && !is_pow2_upto64(ep.elem) && !ep.nt && ep.blocks_a > 1 &&
            ep.nA >= odd_rows_in_place_a;
@@ -674,14 +679,10 @@ BOOST_AUTO_TEST_CASE(streaming_odd_rows_zen3) {
   BOOST_TEST(in_place(plan_of3(100, 4000, 10)));
   BOOST_TEST(in_place(plan_of3(700, 700, 7)));
   BOOST_TEST(in_place(plan_of3(300, 3000, 5)));
-  const auto streamed = [](const engine_plan& ep) {
-    return ep.kind == engine_plan::transpose && !is_pow2_upto64(ep.elem) && ep.nt == kernels::have_nt &&
-           (!kernels::have_nt || ep.blocks_a == 1);
-  };
-  BOOST_TEST(streamed(plan_of3(500, 2200, 3)));
-  BOOST_TEST(streamed(plan_of3(40, 10000, 10)));
-  BOOST_TEST(streamed(streamed_plan_of(from_blob(in.data(), {4, 26, 3100, 10}).permute(0, 2, 1, 3), 4, out.data(),
-                                       index_t{4} * 26 * 3100 * 10 * 4)));
+  BOOST_TEST(odd_whole_rows(plan_of3(500, 2200, 3)));
+  BOOST_TEST(odd_whole_rows(plan_of3(40, 10000, 10)));
+  BOOST_TEST(odd_streamed(streamed_plan_of(from_blob(in.data(), {4, 26, 3100, 10}).permute(0, 2, 1, 3), 4, out.data(),
+                                           index_t{4} * 26 * 3100 * 10 * 4)));
 }
 
 // Transposes of tiled elements past 12 MiB whose units each write one dense stretch (A whole,
