@@ -45,6 +45,47 @@ BOOST_AUTO_TEST_CASE(flux_pack_fp32_and_bf16_standin)
     run(std::uint16_t{});
 }
 
+BOOST_AUTO_TEST_CASE(in_place_slices_of_b)
+{
+    // In place, where destination rows are evenly spaced, tiles sweep B in slices of about
+    // in_place_slice_bytes of destination: B here spans two whole slices and a tail (shorter than
+    // a tile, or joined to the slice before), so every slice boundary and the last short tile run,
+    // at every thread count. FLUX pack of (1,16,4,W) (A = 32 pairs: 256-byte rows of 8-byte
+    // elements, 128 of 4-byte ones), and (40,N).t() of 1- to 8-byte elements, from the start of
+    // the source buffer and from one element past it.
+    constexpr index_t C = 16, H = 4, h = H / 2;
+    auto pack = [&]<class T>(T, index_t tail) {
+        index_t const row = C * 4 * static_cast<index_t>(sizeof(T));  // bytes of a destination row
+        index_t const w = 2 * (lv::in_place_slice_bytes / row) + tail, W = 2 * w;
+        auto buf = make_buffer<T>(C * H * W);
+        T* p = buf.data();
+        auto e = lv::from_blob(p, {1, C, H, W}).view(1, C, h, 2, w, 2).permute(0, 2, 4, 1, 3, 5).reshape(1, h * w, C * 4);
+        check_eval<T>(e, std::array<index_t, 3>{1, h * w, C * 4},
+                      [&](index_t f) {
+                          index_t const k = f % (C * 4), n = f / (C * 4);
+                          index_t const c = k / 4, ph = (k / 2) % 2, pw = k % 2, ih = n / w, iw = n % w;
+                          return p[c * H * W + (2 * ih + ph) * W + 2 * iw + pw];
+                      },
+                      "FLUX pack (1,16,4," + std::to_string(W) + ")");
+    };
+    for (index_t tail : {3, 5, 11}) {
+        pack(float{}, tail);
+        pack(std::uint16_t{}, tail);
+    }
+    auto t = [&]<class T>(T, index_t tail) {
+        constexpr index_t rows = 40;
+        index_t const cols = 2 * (lv::in_place_slice_bytes / (rows * static_cast<index_t>(sizeof(T)))) + tail;
+        transpose_case<T>(rows, cols, 0);
+        transpose_case<T>(rows, cols, 1);
+    };
+    for (index_t tail : {3, 7}) {
+        t(std::uint8_t{}, tail);
+        t(std::uint16_t{}, tail);
+        t(float{}, tail);
+        t(double{}, tail);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(transposes_into_destinations_at_every_offset)
 {
     // The tile grid shifts along A so that tile rows land aligned in the destination: every

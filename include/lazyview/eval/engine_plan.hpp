@@ -236,9 +236,20 @@ inline constexpr index_t transpose_direct_bytes = 1024;
 inline constexpr index_t transpose_block_bytes = 128;
 inline constexpr index_t transpose_block_b = 32;
 /// Where destination rows are evenly spaced, tiles sweep B in slices of about this many
-/// destination bytes (FLUX pack, 1 thread, against the table-driven sweep: 1.03-1.10x at 4096,
-/// 0.93-1.11x at 16384, mixed at 2048 and 8192).
+/// destination bytes, so that the slice stays in L1 until every tile of A has written it:
+/// transpose_slice_bytes in a streaming buffer (the least transpose_dense takes), and
+/// in_place_slice_bytes in place, where each tile of A then reads longer stretches of its T
+/// source rows per visit (FLUX pack fp32 (1,16,128,128): 512 bytes, the unit's whole B, against
+/// 128 with 4096) and the slice still fits half of a 32 KiB L1. In place, 4096 -> 16384 on the
+/// 2-core Zen 3 VM (AVX2; g++ 12 -O3 -march=native; the engine's plan both ways alternated in one
+/// process, paired speed-up, medians of 5 rounds, 1 thread (2 in brackets)): FLUX pack fp32
+/// (1,16,128,128) 1.13 (1.41; 57 -> 79-85 GB/s), (1,16,256,256) 1.16 (1.27), (1,16,64,64) 1.08
+/// (1.07), (4,16,128,128) 1.02 (1.09), bf16 (1,16,256,256) 1.09 (1.13), (1,16,128,128) 1.00
+/// (1.05); (1000,700).t() fp32 1.18 (1.38), (512,512).t() fp32 1.18 (1.23), uint8 1.12 (1.26).
+/// 32768 gained more on (1000,700).t() (1.39, 1.49) but lost on (512,512).t() fp32 (0.92, 0.98):
+/// a slice the size of L1 leaves the source rows no room.
 inline constexpr index_t transpose_slice_bytes = 4096;
+inline constexpr index_t in_place_slice_bytes = 16384;
 /// B is cut into chunks of this many indices (at least), so that a transpose with few outer
 /// iterations and a narrow A still splits over threads (the order of blocks and chunks: see
 /// run_engine).
