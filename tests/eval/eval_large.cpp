@@ -16,6 +16,23 @@ void transpose_case(index_t rows, index_t cols, index_t base_off)
                   "transpose " + std::to_string(rows) + "x" + std::to_string(cols) + " at p + " + std::to_string(base_off));
 }
 
+// FLUX pack of (1,C,H,W): x.view(1,C,H/2,2,W/2,2).permute(0,2,4,1,3,5).reshape(1,(H/2)*(W/2),C*4).
+template <class T>
+void flux_pack_case(index_t C, index_t H, index_t W)
+{
+    index_t const h = H / 2, w = W / 2;
+    auto buf = make_buffer<T>(C * H * W);
+    T* p = buf.data();
+    auto e = lv::from_blob(p, {1, C, H, W}).view(1, C, h, 2, w, 2).permute(0, 2, 4, 1, 3, 5).reshape(1, h * w, C * 4);
+    check_eval<T>(e, std::array<index_t, 3>{1, h * w, C * 4},
+                  [&](index_t f) {
+                      index_t const k = f % (C * 4), n = f / (C * 4);
+                      index_t const c = k / 4, ph = (k / 2) % 2, pw = k % 2, ih = n / w, iw = n % w;
+                      return p[c * H * W + (2 * ih + ph) * W + 2 * iw + pw];
+                  },
+                  "FLUX pack (1," + std::to_string(C) + "," + std::to_string(H) + "," + std::to_string(W) + ")");
+}
+
 BOOST_AUTO_TEST_CASE(large_transposes)
 {
     transpose_case<float>(257, 131, 0);
@@ -28,21 +45,8 @@ BOOST_AUTO_TEST_CASE(large_transposes)
 
 BOOST_AUTO_TEST_CASE(flux_pack_fp32_and_bf16_standin)
 {
-    constexpr index_t B = 1, C = 16, H = 64, W = 48, h = H / 2, w = W / 2;
-    auto run = [&]<class T>(T) {
-        auto buf = make_buffer<T>(B * C * H * W);
-        T* p = buf.data();
-        auto e = lv::from_blob(p, {B, C, H, W}).view(B, C, h, 2, w, 2).permute(0, 2, 4, 1, 3, 5).reshape(B, h * w, C * 4);
-        check_eval<T>(e, std::array<index_t, 3>{B, h * w, C * 4},
-                      [&](index_t f) {
-                          index_t const k = f % (C * 4), n = (f / (C * 4)) % (h * w), b = f / (C * 4 * h * w);
-                          index_t const c = k / 4, ph = (k / 2) % 2, pw = k % 2, ih = n / w, iw = n % w;
-                          return p[b * C * H * W + ih * 2 * W + iw * 2 + c * H * W + ph * W + pw];
-                      },
-                      "FLUX pack (1,16,64,48)");
-    };
-    run(float{});
-    run(std::uint16_t{});
+    flux_pack_case<float>(16, 64, 48);
+    flux_pack_case<std::uint16_t>(16, 64, 48);
 }
 
 BOOST_AUTO_TEST_CASE(in_place_slices_of_b)
@@ -53,20 +57,9 @@ BOOST_AUTO_TEST_CASE(in_place_slices_of_b)
     // at every thread count. FLUX pack of (1,16,4,W) (A = 32 pairs: 256-byte rows of 8-byte
     // elements, 128 of 4-byte ones), and (40,N).t() of 1- to 8-byte elements, from the start of
     // the source buffer and from one element past it.
-    constexpr index_t C = 16, H = 4, h = H / 2;
     auto pack = [&]<class T>(T, index_t tail) {
-        index_t const row = C * 4 * static_cast<index_t>(sizeof(T));  // bytes of a destination row
-        index_t const w = 2 * (lv::in_place_slice_bytes / row) + tail, W = 2 * w;
-        auto buf = make_buffer<T>(C * H * W);
-        T* p = buf.data();
-        auto e = lv::from_blob(p, {1, C, H, W}).view(1, C, h, 2, w, 2).permute(0, 2, 4, 1, 3, 5).reshape(1, h * w, C * 4);
-        check_eval<T>(e, std::array<index_t, 3>{1, h * w, C * 4},
-                      [&](index_t f) {
-                          index_t const k = f % (C * 4), n = f / (C * 4);
-                          index_t const c = k / 4, ph = (k / 2) % 2, pw = k % 2, ih = n / w, iw = n % w;
-                          return p[c * H * W + (2 * ih + ph) * W + 2 * iw + pw];
-                      },
-                      "FLUX pack (1,16,4," + std::to_string(W) + ")");
+        index_t const row = 16 * 4 * static_cast<index_t>(sizeof(T));  // bytes of a destination row
+        flux_pack_case<T>(16, 4, 2 * (2 * (lv::in_place_slice_bytes / row) + tail));
     };
     for (index_t tail : {3, 5, 11}) {
         pack(float{}, tail);
