@@ -89,29 +89,6 @@ inline bool small_units_take_nest(const engine_plan& e, index_t bytes, index_t u
 
 namespace kernels {
 
-/// Moves the in.n elements of E bytes of one innermost loop (any length), four per step, then
-/// the last in.n % 4 one by one.
-/// Example: FLUX unpack (1,5,22,22) fp32, innermost loop (11):(80):(8) (a destination row of 11
-/// pairs gathered 80 bytes apart): two steps of four, then three single moves.
-// One element per step took 7 instructions a move (load, store, two pointer steps, a count, a
-// compare, a branch), more than the plain loop that the nest must not lose to: callgrind, 1000
-// dynamic copies (chain built per call, g++ 12 -O3 -march=native), whole process, one by one ->
-// four per step: FLUX unpack (1,5,22,22) fp32 13.11 -> 10.47 M instructions (the literal loop
-// of bench/baselines.cpp: 4.45 M), (1,7,14,14) 9.28 -> 8.39 M; (30,30,4).permute(1,0,2) fp32
-// (16-byte elements, rows of 30) 8.65 -> 5.76 M, (16,16,4) 4.00 -> 3.25 M.
-template <int E>
-inline void move_row(const char* s, char* d, const byte_loop& in) {
-  const index_t ss = in.ss, ds = in.ds, ss2 = 2 * ss, ds2 = 2 * ds, ss3 = 3 * ss, ds3 = 3 * ds;
-  index_t i = in.n;
-  for (; i >= 4; i -= 4, s += 2 * ss2, d += 2 * ds2) {
-    std::memcpy(d, s, E);
-    std::memcpy(d + ds, s + ss, E);
-    std::memcpy(d + ds2, s + ss2, E);
-    std::memcpy(d + ds3, s + ss3, E);
-  }
-  for (; i > 0; --i, s += ss, d += ds) std::memcpy(d, s, E);
-}
-
 /// How nest_loops moves one element: E bytes, R bytes by copy_odd<E> or copy_over<E> (E/2 < R <
 /// E, see with_odd_class), or R bytes by memcpy (runs over 64 bytes).
 enum class move_kind { fixed, odd, bytes };
