@@ -16,6 +16,47 @@ void transpose_case(index_t rows, index_t cols, index_t base_off)
                   "transpose " + std::to_string(rows) + "x" + std::to_string(cols) + " at p + " + std::to_string(base_off));
 }
 
+// A strided plan with no outer loop, split into `pieces` work units (split_strided): any split of
+// its units into two ranges writes each element once, the first range (cut.n * k / U) of the
+// rows or elements it cuts, and together they write what copy() does.
+template <class T, class E, std::size_t R, class Expected>
+void strided_pieces_case(E const& e, std::array<index_t, R> const& out, index_t pieces, Expected&& expected,
+                         std::string const& what)
+{
+    BOOST_TEST_CONTEXT(what)
+    {
+        index_t const N = numel_of(out);
+        std::vector<T> dst(static_cast<std::size_t>(N + 1)), fresh(static_cast<std::size_t>(N + 1));
+        T* const d = dst.data() + 1;  // one element past the vector's alignment
+        auto const plan = lv::make_plan(lv::physical(lv::fold(e)), lv::physical(lv::fold(lv::from_blob(d, out))));
+        lv::engine_plan const ep = lv::make_engine_plan(plan, sizeof(T));
+        BOOST_TEST((ep.kind == lv::engine_plan::strided && ep.nouter == 0));
+        BOOST_TEST(ep.work_units() == pieces);
+        lv::byte_loop const cut = ep.inner2.n > 1 ? ep.inner2 : ep.inner;
+        std::vector<T> want(static_cast<std::size_t>(N));
+        for (index_t f = 0; f < N; ++f) want[static_cast<std::size_t>(f)] = expected(f);
+        char const* const src = reinterpret_cast<char const*>(e.base());
+        index_t const U = ep.work_units();
+        auto written = [&](std::vector<T> const& v) {
+            return std::count_if(v.begin() + 1, v.end(), [](T x) { return !(x == sentinel<T>()); });
+        };
+        for (index_t k : {index_t{1}, U / 3 + 1, U / 2, U - 1}) {
+            if (k <= 0 || k >= U) continue;
+            index_t const first = cut.n * k / U * (N / cut.n);
+            std::fill(dst.begin(), dst.end(), sentinel<T>());
+            lv::run_engine(ep, src, reinterpret_cast<char*>(d), 0, k, nullptr, nullptr);
+            BOOST_TEST(written(dst) == first, "split at " << k);
+            std::fill(fresh.begin(), fresh.end(), sentinel<T>());
+            lv::run_engine(ep, src, reinterpret_cast<char*>(fresh.data() + 1), k, U, nullptr, nullptr);
+            BOOST_TEST(written(fresh) == N - first, "split at " << k);
+            lv::run_engine(ep, src, reinterpret_cast<char*>(d), k, U, nullptr, nullptr);
+            BOOST_TEST(std::equal(want.begin(), want.end(), d), "split at " << k);
+            BOOST_TEST(dst[0] == sentinel<T>());
+        }
+        check_eval<T>(e, out, expected, what);
+    }
+}
+
 // FLUX pack of (1,C,H,W): x.view(1,C,H/2,2,W/2,2).permute(0,2,4,1,3,5).reshape(1,(H/2)*(W/2),C*4).
 template <class T>
 void flux_pack_case(index_t C, index_t H, index_t W)
@@ -356,6 +397,42 @@ BOOST_AUTO_TEST_CASE(runs_split_into_pieces_for_threads)
                               },
                               what);
         }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(strided_plans_split_into_pieces_for_threads)
+{
+    // Copies with no unit stride on one side (engine_plan::strided) whose loops leave no outer
+    // loop were one work unit, on one thread whatever threads{} asked; they are pieces of about a
+    // page of destination (split_strided), along inner2's rows where it has two or more.
+    {
+        // every byte value but the sentinel's, so that the splits can count what they wrote
+        std::vector<std::uint8_t> buf(1024 * 1025 * 3);
+        for (std::size_t i = 0; i < buf.size(); ++i) {
+            auto const v = static_cast<std::uint8_t>((i * 37 + 11) ^ (i >> 8));
+            buf[i] = v == sentinel<std::uint8_t>() ? std::uint8_t{0} : v;
+        }
+        std::uint8_t const* const p = buf.data();
+        // one loop of 1049600 elements 3 bytes apart; over 1 MiB, so check_eval's threads{2} splits it
+        strided_pieces_case<std::uint8_t>(lv::from_blob(p, {1024, 1025, 3}).select(2, 1), std::array<index_t, 2>{1024, 1025}, 256,
+                                          [&](index_t f) { return p[3 * f + 1]; }, "u8 (1024,1025,3).select(2,1)");
+    }
+    {
+        auto buf = make_buffer<float>(37 * 2047);
+        float const* const p = buf.data();
+        // rows of 1023 elements 8 bytes apart: 36 pieces of 37 rows
+        strided_pieces_case<float>(lv::from_blob(p, {37, 2047}).slice(1, 1, 2047, 2), std::array<index_t, 2>{37, 1023}, 36,
+                                   [&](index_t f) { return p[f / 1023 * 2047 + 1 + 2 * (f % 1023)]; },
+                                   "fp32 (37,2047).slice(1,1,2047,2)");
+        // one loop of 9000 elements 8 bytes apart (3000 rows of 6 coalesce): 8 pieces
+        strided_pieces_case<float>(lv::from_blob(p, {3000, 6}).slice(1, 0, 6, 2), std::array<index_t, 2>{3000, 3}, 8,
+                                   [&](index_t f) { return p[2 * f]; }, "fp32 (3000,6).slice(1,0,6,2)");
+        // 12-byte elements (runs of 3 floats, strided_loop_odd), one loop of 2000: 5 pieces
+        strided_pieces_case<float>(lv::from_blob(p, {2000, 6}).slice(1, 0, 3), std::array<index_t, 2>{2000, 3}, 5,
+                                   [&](index_t f) { return p[f / 3 * 6 + f % 3]; }, "fp32 (2000,6).slice(1,0,3)");
+        // runs of 68 bytes cut into elements (kernels::strided_runs), 300 rows: 4 pieces
+        strided_pieces_case<float>(lv::from_blob(p, {300, 40}).slice(1, 0, 17), std::array<index_t, 2>{300, 17}, 4,
+                                   [&](index_t f) { return p[f / 17 * 40 + f % 17]; }, "fp32 (300,40).slice(1,0,17)");
     }
 }
 

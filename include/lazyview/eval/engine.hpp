@@ -77,34 +77,43 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
         if (j_last < units_per_outer) continue;  // the range ended inside this run
         break;
       }
-      case engine_plan::strided:
+      case engine_plan::strided: {
+        // this range's pieces of the one outer iteration (split_strided), or all of it
+        const index_t j_first = u % units_per_outer, j_last = std::min(units_per_outer, j_first + (last - u));
+        byte_loop in = p.inner, in2 = p.inner2;
+        const char* ps = s;
+        char* pd = d;
+        if (units_per_outer > 1) {
+          byte_loop& cut = in2.n > 1 ? in2 : in;
+          const index_t i0 = cut.n * j_first / units_per_outer, i1 = cut.n * j_last / units_per_outer;
+          ps += i0 * cut.ss;
+          pd += i0 * cut.ds;
+          cut.n = i1 - i0;
+        }
+        u += j_last - j_first;
         if (cut_run > 64) {
-          kernels::strided_runs(s, d, cut_run, p.inner2);
-          ++u;
+          kernels::strided_runs(ps, pd, cut_run, in2);
           break;
         }
         switch (p.elem) {
-          case 1: kernels::strided_loop<1>(s, d, p.inner, p.inner2); break;
-          case 2: kernels::strided_loop<2>(s, d, p.inner, p.inner2); break;
-          case 4: kernels::strided_loop<4>(s, d, p.inner, p.inner2); break;
-          case 8: kernels::strided_loop<8>(s, d, p.inner, p.inner2); break;
-          case 16: kernels::strided_loop<16>(s, d, p.inner, p.inner2); break;
-          case 32: kernels::strided_loop<32>(s, d, p.inner, p.inner2); break;
-          case 64: kernels::strided_loop<64>(s, d, p.inner, p.inner2); break;
+          case 1: kernels::strided_loop<1>(ps, pd, in, in2); break;
+          case 2: kernels::strided_loop<2>(ps, pd, in, in2); break;
+          case 4: kernels::strided_loop<4>(ps, pd, in, in2); break;
+          case 8: kernels::strided_loop<8>(ps, pd, in, in2); break;
+          case 16: kernels::strided_loop<16>(ps, pd, in, in2); break;
+          case 32: kernels::strided_loop<32>(ps, pd, in, in2); break;
+          case 64: kernels::strided_loop<64>(ps, pd, in, in2); break;
           default:
             if (p.elem > 2 && p.elem < 64) {
-              kernels::with_odd_class(p.elem, [&]<int K>() {
-                kernels::strided_loop_odd<K>(s, d, p.inner, p.inner2, p.elem);
-              });
+              kernels::with_odd_class(p.elem, [&]<int K>() { kernels::strided_loop_odd<K>(ps, pd, in, in2, p.elem); });
               break;
             }
-            for (index_t j = 0; j < p.inner2.n; ++j)
-              for (index_t i = 0; i < p.inner.n; ++i)
-                std::memcpy(d + j * p.inner2.ds + i * p.inner.ds, s + j * p.inner2.ss + i * p.inner.ss,
-                            static_cast<std::size_t>(p.elem));
+            for (index_t j = 0; j < in2.n; ++j)
+              for (index_t i = 0; i < in.n; ++i)
+                std::memcpy(pd + j * in2.ds + i * in.ds, ps + j * in2.ss + i * in.ss, static_cast<std::size_t>(p.elem));
         }
-        ++u;
         break;
+      }
       case engine_plan::transpose: {
         const index_t k_first = u % units_per_outer;
         const index_t k_last = std::min(units_per_outer, k_first + (last - u));
