@@ -115,7 +115,7 @@ std::vector<workload> random_permutations() {
 
 /// Runs contiguous on both sides, in either loop order: the engine picks
 /// source order unless it keeps over 4x the open runs of destination order (order_runs in
-/// eval/engine_plan.hpp). Three shapes on each side of that rule, about 16 MiB each; three
+/// eval/make_engine_plan.hpp). Three shapes on each side of that rule, about 16 MiB each; three
 /// whose runs of 256 to 383 bytes start 32-byte aligned in the destination: runs of 256 bytes
 /// are a loop of 64-byte elements in place and stream as runs (as_streamed_runs), and under
 /// the intel tuning runs under 384 bytes follow rules of their own (use_streaming_stores in

@@ -299,7 +299,7 @@ def main():
         ("small", "Small and odd shapes, in cache: FLUX pack and unpack of (1,C,H,W) fp32, and `x.permute(1,0,2)` of small images (RGB, RGBA) and of 32-byte rows, 1 thread. The target here is the plain loops (`loop`, `loop_srcorder`, `loop_flux_literal2`), not memcpy: a call's fixed costs (folding, planning) dominate; `lazyview_copy_static` runs small static plans as a loop nest of constants"),
         ("layout", "Interleaved <-> planar layouts: `x.permute(P)`, about 16 MiB each: HWC -> CHW and back (C = 3, fp32 and bf16), RGBA -> planes, (re, im) pairs -> two planes and back, 8 planes -> interleaved, fp32 (narrow transposes, `eval/narrow.hpp`)"),
         ("vector", "Into a `std::vector`: FLUX pack and unpack (4,16,256,256) and the 4096x4096 fp32 transpose into a destination 16 bytes past a cache line, where glibc puts a large allocation, so that every destination row starts 16 bytes into a line (`stream_copy`, the limit, still writes from a line start)"),
-        ("runs", "Long runs in either loop order: `x.permute(P)` keeping a run contiguous on both sides (68 bytes to 2.6 KiB; fp32 but one bf16), about 16 MiB each, in source order (scattered writes) or destination order (`order_runs` in `eval/engine_plan.hpp`), as the comments in `bench/main.cpp` (`run_orders`) say"),
+        ("runs", "Long runs in either loop order: `x.permute(P)` keeping a run contiguous on both sides (68 bytes to 2.6 KiB; fp32 but one bf16), about 16 MiB each, in source order (scattered writes) or destination order (`order_runs` in `eval/make_engine_plan.hpp`), as the comments in `bench/main.cpp` (`run_orders`) say"),
     ])
     for fam, title in titles.items():
         keys = fam_keys.get(fam)

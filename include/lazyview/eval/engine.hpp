@@ -11,6 +11,7 @@
 #include "dense_kernels.hpp"
 #include "engine_kernels.hpp"
 #include "line_kernels.hpp"
+#include "make_engine_plan.hpp"  // cut_run_bytes
 #include "memory_hints.hpp"
 #include "narrow.hpp"
 #include "odd_kernels.hpp"
@@ -57,11 +58,11 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   if (p.nt_rows && lines)
     carry_rows.reset(new (std::nothrow) char[static_cast<std::size_t>(p.nB - (p.blocks_b - 1) * p.block_b) * 64]);
   for (index_t u = first; u < last;) {
-    // one outer iteration (or part of it)
+    // one outer iteration, or this range's units [j_first, j_last) of it
+    const index_t j_first = u % units_per_outer, j_last = std::min(units_per_outer, j_first + (last - u));
     switch (p.kind) {
       case engine_plan::run: {
         // this range's pieces of the run, as one copy
-        const index_t j_first = u % units_per_outer, j_last = std::min(units_per_outer, j_first + (last - u));
         index_t b0 = 0, b1 = p.run_bytes;
         if (units_per_outer > 1) {  // else the cuts are 0 and R: one test for millions of short runs
           b0 = kernels::run_cut(d, p.run_bytes, units_per_outer, j_first);
@@ -73,13 +74,10 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           if (ahead != 0) kernels::prefetch_for_write(d + b0 + ahead, b1 - b0);
           std::memcpy(d + b0, s + b0, static_cast<std::size_t>(b1 - b0));
         }
-        u += j_last - j_first;
-        if (j_last < units_per_outer) continue;  // the range ended inside this run
         break;
       }
       case engine_plan::strided: {
         // this range's pieces of the one outer iteration (split_strided), or all of it
-        const index_t j_first = u % units_per_outer, j_last = std::min(units_per_outer, j_first + (last - u));
         byte_loop in = p.inner, in2 = p.inner2;
         const char* ps = s;
         char* pd = d;
@@ -90,7 +88,6 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           pd += i0 * cut.ds;
           cut.n = i1 - i0;
         }
-        u += j_last - j_first;
         if (cut_run > 64) {
           kernels::strided_runs(ps, pd, cut_run, in2);
           break;
@@ -115,8 +112,6 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
         break;
       }
       case engine_plan::transpose: {
-        const index_t k_first = u % units_per_outer;
-        const index_t k_last = std::min(units_per_outer, k_first + (last - u));
         // In place, units go chunk-major: the blocks of A across one chunk of B run back to
         // back, so a destination line that two blocks share is completed while cached, and
         // threads split along B write disjoint rows (split along A, they shared a line of
@@ -134,7 +129,7 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           return kernels::unit_source{at, a0, std::min(p.nA, a0 + p.block_a), b0,
                                       chunk + 1 == p.blocks_b ? p.nB : b0 + p.block_b};
         };
-        for (index_t k = k_first; k < k_last; ++k) {
+        for (index_t k = j_first; k < j_last; ++k) {
           const kernels::unit_source cur = unit(k, s);
           if (narrow != narrow_kind::none) {
             kernels::narrow_unit(p, narrow, s, d, cur.a0, cur.a1, cur.b0, cur.b1);
@@ -161,12 +156,12 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
               // next block is carried to only if it is a tile wide, since it then runs these
               // tiles too (a narrower last block runs in place).
               const index_t blk = k % p.blocks_a;
-              bool out = k + 1 < k_last && blk + 1 < p.blocks_a;
+              bool out = k + 1 < j_last && blk + 1 < p.blocks_a;
               if (out) {
                 const kernels::unit_source after = unit(k + 1, s);
                 out = after.a1 - after.a0 >= kernels::rows_tile_of(p.elem);
               }
-              carry = {carry_rows.get(), b_begin, k > k_first && blk > 0, out};
+              carry = {carry_rows.get(), b_begin, k > j_first && blk > 0, out};
             }
             if (kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next, carry)) continue;
           }
@@ -222,11 +217,11 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
               });
           }
         }
-        u += k_last - k_first;
-        if (k_last < units_per_outer) continue;  // the range ended inside this outer iteration
         break;
       }
     }
+    u += j_last - j_first;
+    if (j_last < units_per_outer) break;  // the range ended inside this outer iteration
     kernels::odometer_step(p.outer, p.nouter, idx, s, d);  // the last unit's step is unused
   }
   if (p.nt) kernels::store_fence();

@@ -38,6 +38,7 @@
 
 #include "engine.hpp"
 #include "kernels.hpp"
+#include "make_engine_plan.hpp"
 #include "nest.hpp"
 #else
 #define LAZYVIEW_ENGINE_DEFINED 0

@@ -10,6 +10,7 @@
 #include "aliased_rows.hpp"
 #include "blocked_runs.hpp"
 #include "engine_plan.hpp"
+#include "make_engine_plan.hpp"  // wide_element_runs, as_streamed_runs
 #include "narrow.hpp"
 #include "odd_rows.hpp"
 #include "streaming_thresholds.hpp"
