@@ -9,35 +9,14 @@
 #include "engine_kernels.hpp"
 #include "line_writer.hpp"
 #include "odd_rows.hpp"
+#include "strided_rows.hpp"
 
 namespace lazyview {
 
 namespace kernels {
 
-/// Moves the in.n elements of E bytes of one innermost loop (any length), four per step, then
-/// the last in.n % 4 one by one: the nest's innermost loops (eval/nest.hpp) and strided plans.
-/// Example: FLUX unpack (1,5,22,22) fp32, innermost loop (11):(80):(8) (a destination row of 11
-/// pairs gathered 80 bytes apart): two steps of four, then three single moves.
-// One element per step took 7 instructions a move (load, store, two pointer steps, a count, a
-// compare, a branch), more than the plain loop that the nest must not lose to: callgrind, 1000
-// dynamic copies (chain built per call, g++ 12 -O3 -march=native), whole process, one by one ->
-// four per step: FLUX unpack (1,5,22,22) fp32 13.11 -> 10.47 M instructions (the literal loop
-// of bench/baselines.cpp: 4.45 M), (1,7,14,14) 9.28 -> 8.39 M; (30,30,4).permute(1,0,2) fp32
-// (16-byte elements, rows of 30) 8.65 -> 5.76 M, (16,16,4) 4.00 -> 3.25 M.
-template <int E>
-inline void move_row(const char* s, char* d, const byte_loop& in) {
-  const index_t ss = in.ss, ds = in.ds, ss2 = 2 * ss, ds2 = 2 * ds, ss3 = 3 * ss, ds3 = 3 * ds;
-  index_t i = in.n;
-  for (; i >= 4; i -= 4, s += 2 * ss2, d += 2 * ds2) {
-    std::memcpy(d, s, E);
-    std::memcpy(d + ds, s + ss, E);
-    std::memcpy(d + ds2, s + ss2, E);
-    std::memcpy(d + ds3, s + ss3, E);
-  }
-  for (; i > 0; --i, s += ss, d += ds) std::memcpy(d, s, E);
-}
-
-/// The strided plan of E-byte elements: in2.n rows of in (engine_plan::strided), each by move_row.
+/// The strided plan of E-byte elements: in2.n rows of in (engine_plan::strided), each by
+/// gather_row where gather_stride takes it, else by move_row.
 /// Example: u8 (64,1024,3).select(2,1) into (64,1024): one row (65536):(3):(1).
 // Element by element, with an index product each, such plans ran 5-9x slower than a plain loop
 // with constant strides (g++ 12 -O3 -march=native, 2-core Zen 3 VM, best of 7, ns per copy;
@@ -48,6 +27,16 @@ inline void move_row(const char* s, char* d, const byte_loop& in) {
 // -> 106-117 us. The plain loop's lead is the compiler's vector gather of a constant stride.
 template <int E>
 void strided_loop(const char* s, char* d, const byte_loop& in, const byte_loop& in2) {
+  if constexpr (gathers(E)) {
+    const auto rows = [&]<int K>() {
+      for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) gather_row<E, K>(s, d, in.n);
+    };
+    switch (gather_stride<E>(in)) {
+      case 2: return rows.template operator()<2>();
+      case 3: return rows.template operator()<3>();
+      case 4: return rows.template operator()<4>();
+    }
+  }
   for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) move_row<E>(s, d, in);
 }
 

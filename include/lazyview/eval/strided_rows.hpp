@@ -1,0 +1,139 @@
+#pragma once
+// Rows of fixed-size elements along a strided loop: move_row, four elements a step, for any
+// strides; and gather_row, for a row of 1-, 2- or 4-byte elements that is unit stride in the
+// destination and reads every K-th element of its source (K = 2, 3, 4: u8 (H,W,3).select(2,c),
+// x.slice(d,0,n,2), RoPE's x[..., ::2]), by byte shuffles where the target has them (SSSE3;
+// AVX2 two lanes at once).
+#include <cstdint>
+#include <cstring>
+#if defined(__SSSE3__)
+#include <immintrin.h>
+#endif
+
+#include "engine_plan.hpp"  // byte_loop
+
+namespace lazyview {
+
+namespace kernels {
+
+/// Moves the in.n elements of E bytes of one innermost loop (any length), four per step, then
+/// the last in.n % 4 one by one: the nest's innermost loops (eval/nest.hpp) and strided plans.
+/// Example: FLUX unpack (1,5,22,22) fp32, innermost loop (11):(80):(8) (a destination row of 11
+/// pairs gathered 80 bytes apart): two steps of four, then three single moves.
+// One element per step took 7 instructions a move (load, store, two pointer steps, a count, a
+// compare, a branch), more than the plain loop that the nest must not lose to: callgrind, 1000
+// dynamic copies (chain built per call, g++ 12 -O3 -march=native), whole process, one by one ->
+// four per step: FLUX unpack (1,5,22,22) fp32 13.11 -> 10.47 M instructions (the literal loop
+// of bench/baselines.cpp: 4.45 M), (1,7,14,14) 9.28 -> 8.39 M; (30,30,4).permute(1,0,2) fp32
+// (16-byte elements, rows of 30) 8.65 -> 5.76 M, (16,16,4) 4.00 -> 3.25 M.
+template <int E>
+inline void move_row(const char* s, char* d, const byte_loop& in) {
+  const index_t ss = in.ss, ds = in.ds, ss2 = 2 * ss, ds2 = 2 * ds, ss3 = 3 * ss, ds3 = 3 * ds;
+  index_t i = in.n;
+  for (; i >= 4; i -= 4, s += 2 * ss2, d += 2 * ds2) {
+    std::memcpy(d, s, E);
+    std::memcpy(d + ds, s + ss, E);
+    std::memcpy(d + ds2, s + ss2, E);
+    std::memcpy(d + ds3, s + ss3, E);
+  }
+  for (; i > 0; --i, s += ss, d += ds) std::memcpy(d, s, E);
+}
+
+/// Whether gather_row runs on this target (byte shuffles: SSSE3, or AVX2) for E-byte elements.
+// Not 8: two elements a lane from two loads, as many loads as move_row's and no faster (fp64
+// (16,1024).slice(1,1,1024,2), 1 thread, best of 7: 3.6-4.3 us one by one, 3.8-3.9 gathered).
+constexpr bool gathers(int E) {
+#if defined(__SSSE3__)
+  return E == 1 || E == 2 || E == 4;
+#else
+  return E < 0;  // (false, in a form that uses E)
+#endif
+}
+
+/// K where gather_row<E, K> moves the row `in`: K = 2, 3 or 4 where in is unit stride in the
+/// destination and K elements apart in the source; else 0 (move_row moves it).
+/// Example: u8 (64,1024,3).select(2,1), in (65536):(3):(1): 3; fp32 slice(1,0,2048,2) of
+/// (16,2048), in (1024):(8):(4): 2; a flip, (n):(-4):(4): 0.
+template <int E>
+constexpr int gather_stride(const byte_loop& in) {
+  if (!gathers(E) || in.ds != E) return 0;
+  return in.ss == 2 * E ? 2 : in.ss == 3 * E ? 3 : in.ss == 4 * E ? 4 : 0;
+}
+
+/// The byte shuffles of gather_row<E, K>: mask j picks, for each byte of 16 of destination, its
+/// byte of the j-th 16 bytes of the source window (16 K bytes), or zero (0x80) where that byte
+/// lies in another; each twice, for the two 128-bit lanes of AVX2.
+/// Example: E = 4, K = 2: mask 0 = 0-3, 8-11, then zeros; mask 1 = zeros, then 0-3, 8-11.
+template <int E, int K>
+struct gather_masks {
+  alignas(32) std::uint8_t m[K][32];
+  constexpr gather_masks() : m{} {
+    for (int j = 0; j < K; ++j)
+      for (int o = 0; o < 16; ++o) {
+        const int b = o / E * K * E + o % E;  // the source byte of destination byte o
+        m[j][o] = m[j][o + 16] = static_cast<std::uint8_t>(b / 16 == j ? b % 16 : 0x80);
+      }
+  }
+};
+template <int E, int K>
+inline constexpr gather_masks<E, K> gather_masks_of{};
+
+/// Moves a destination row of n E-byte elements, back to back from d, from every K-th element
+/// of the source from s: 32 bytes of destination a step (AVX2: K loads of two 16-byte halves,
+/// 16 K bytes apart, shuffled per lane and or-ed), then 16 (SSSE3), then move_row.
+/// A step reads its whole window of 32 K (16 K) source bytes, (K - 1) E more than its last
+/// element needs, so it runs only while more elements than it moves are left: the window then
+/// ends within the next element. @pre gathers(E), K in 2..4.
+/// Example: u8 (64,1024,3).select(2,1), n = 65536, K = 3: 2048 steps of 32, each from 96 source bytes.
+// One element a move (move_row, four a step), a plain loop with the strides as constants ran
+// 1.5-3x faster than strided plans where the compiler vectorised it (-O3 -march=native).
+template <int E, int K>
+inline void gather_row(const char* s, char* d, index_t n) {
+  index_t i = n;
+#if defined(__SSSE3__)
+  const auto* m = gather_masks_of<E, K>.m;
+#if defined(__AVX2__)
+  for (; i > 32 / E; i -= 32 / E, s += 32 * K, d += 32) {
+    const auto half = [&](int j) {
+      const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16 * j));
+      const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16 * K + 16 * j));
+      const __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+      return _mm256_shuffle_epi8(v, _mm256_load_si256(reinterpret_cast<const __m256i*>(m[j])));
+    };
+    __m256i v = _mm256_or_si256(half(0), half(1));
+    if constexpr (K > 2) v = _mm256_or_si256(v, half(2));
+    if constexpr (K > 3) v = _mm256_or_si256(v, half(3));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), v);
+  }
+#endif
+  for (; i > 16 / E; i -= 16 / E, s += 16 * K, d += 16) {
+    const auto part = [&](int j) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16 * j));
+      return _mm_shuffle_epi8(v, _mm_load_si128(reinterpret_cast<const __m128i*>(m[j])));
+    };
+    __m128i v = _mm_or_si128(part(0), part(1));
+    if constexpr (K > 2) v = _mm_or_si128(v, part(2));
+    if constexpr (K > 3) v = _mm_or_si128(v, part(3));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d), v);
+  }
+#endif
+  move_row<E>(s, d, byte_loop{i, K * E, E});
+}
+
+/// A row that gather_row<E, K> moves where K != 0 (K = gather_stride<E>(in)), else move_row: the
+/// nest's innermost rows, K found once per copy. @pre K == gather_stride<E>(in).
+template <int E>
+inline void move_row_at(int K, const char* s, char* d, const byte_loop& in) {
+  if constexpr (gathers(E)) {
+    switch (K) {
+      case 2: return gather_row<E, 2>(s, d, in.n);
+      case 3: return gather_row<E, 3>(s, d, in.n);
+      case 4: return gather_row<E, 4>(s, d, in.n);
+    }
+  }
+  move_row<E>(s, d, in);
+}
+
+}  // namespace kernels
+
+}  // namespace lazyview

@@ -1,0 +1,86 @@
+// Rows gathered at a constant source stride of K = 2, 3 or 4 elements into a unit-stride
+// destination (x.slice(d, o, n, K), u8 (H,W,3).select(2,c); kernels::gather_row where the target
+// has byte shuffles, move_row elsewhere): every element size gathered (1, 2 and 4 bytes) and two
+// that are not (8, 3), lengths on both sides of each step (32 and 16 bytes of destination) and
+// of the tail, one long loop and rows apart, split over threads. The source ends at the last
+// element read, before an unmapped page, so a step that reads its window past that faults.
+#include "eval_common.hpp"
+
+#include <boost/mpl/list.hpp>
+
+namespace evaltest {
+namespace {
+
+using gathered_types = boost::mpl::list<std::int8_t, std::uint16_t, float, double, rgb>;
+
+#if defined(LAZYVIEW_TEST_GUARD_PAGES)
+
+// rows x n elements, element (r, i) read from x[r * W + o + i * K], W = n * K + pad (pad 0: the
+// rows coalesce into one loop of rows * n).
+template <class T>
+void gather_case(index_t rows, index_t n, index_t K, index_t o, index_t pad)
+{
+    constexpr index_t E = sizeof(T);
+    index_t const W = n * K + pad, N = rows * n;
+    index_t const src_n = (rows - 1) * W + o + (n - 1) * K + 1;  // up to the last element read
+    guarded_bytes src(src_n * E);
+    T* const x = reinterpret_cast<T*>(src.data());
+    for (index_t i = 0; i < src_n; ++i) x[i] = value_at<T>(i);
+    auto const e = lv::from_blob(static_cast<T const*>(x), {rows, W}).slice(1, o, o + (n - 1) * K + 1, K);
+    std::string const what = std::to_string(E) + "-byte (" + std::to_string(rows) + "," + std::to_string(W) +
+                             ").slice(1," + std::to_string(o) + ",_," + std::to_string(K) + "), " +
+                             std::to_string(n) + " a row";
+    lv::engine_plan const ep = plan_of(e, E);
+    // the plan these cases are for (a row of two or more): a strided loop of single elements,
+    // unit stride in the destination and K apart in the source (rgb: 3 bytes, gathered by none)
+    if (n >= 2) {
+        BOOST_TEST((ep.kind == lv::engine_plan::strided && ep.elem == E && ep.inner.ds == E && ep.inner.ss == K * E),
+                   what << ": plan kind " << int(ep.kind) << ", inner (" << ep.inner.n << "):(" << ep.inner.ss << "):("
+                        << ep.inner.ds << ")");
+        int const gathered = [&] {
+            switch (E) {
+                case 1: return lv::kernels::gather_stride<1>(ep.inner);
+                case 2: return lv::kernels::gather_stride<2>(ep.inner);
+                case 4: return lv::kernels::gather_stride<4>(ep.inner);
+                case 8: return lv::kernels::gather_stride<8>(ep.inner);
+                default: return lv::kernels::gather_stride<3>(ep.inner);
+            }
+        }();
+        BOOST_TEST(gathered == (lv::kernels::gathers(E) ? K : 0), what << ": gather_stride " << gathered);
+    }
+    std::vector<T> buf(static_cast<std::size_t>(N + 2));
+    T* const y = buf.data() + 1;
+    for (unsigned th : {1u, 2u}) {
+        std::fill(buf.begin(), buf.end(), sentinel<T>());
+        lv::copy(e, lv::from_blob(y, {rows, n}), lv::threads{th});
+        index_t bad = 0, first = -1;
+        for (index_t r = 0; r < rows; ++r)
+            for (index_t i = 0; i < n; ++i)
+                if (!(y[r * n + i] == x[r * W + o + i * K]) && bad++ == 0) first = r * n + i;
+        BOOST_TEST(bad == 0, what << ", threads " << th << ": " << bad << " differ, first at " << first);
+        BOOST_TEST((y[-1] == sentinel<T>() && y[N] == sentinel<T>()), what << ", threads " << th << ": wrote outside");
+    }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(rows_gathered_at_a_constant_stride, T, gathered_types)
+{
+    constexpr index_t E = sizeof(T);
+    // every length through two 32-byte steps, a 16-byte one and the tail, then long rows
+    std::vector<index_t> lengths;
+    for (index_t n = 1; n <= 2 * 32 / E + 16 / E + 5; ++n) lengths.push_back(n);
+    for (index_t n : {1000, 4099}) lengths.push_back(n);
+    for (index_t K : {2, 3, 4})
+        for (index_t n : lengths) {
+            gather_case<T>(1, n, K, 0, 0);
+            gather_case<T>(3, n, K, K - 1, 1);  // rows one element apart past their last
+        }
+    // a loop cut into pieces (split_strided) that two threads share, a range starting mid-row,
+    // and rows that do so
+    gather_case<T>(1, 20001, 3, 1, 0);
+    gather_case<T>(7, 4000 / E + 3, 2, 1, 5);
+}
+
+#endif
+
+}  // namespace
+}  // namespace evaltest
