@@ -80,6 +80,59 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(rows_gathered_at_a_constant_stride, T, gathered_ty
     gather_case<T>(7, 4000 / E + 3, 2, 1, 5);
 }
 
+// rows x n cells of 4 elements, W elements from row to row (W >= 4 n), of which x[..., o:o+3]
+// (o = 0, 1) into (rows, n, 3): a strided plan of 3-element wide elements 4 apart
+// (kernels::compact_row for 1-, 2- and 4-byte T; 8-byte ones, 24 of every 32 bytes, not).
+template <class T>
+void cells_case(index_t rows, index_t n, index_t o, index_t W)
+{
+    constexpr index_t E = sizeof(T);
+    index_t const N = rows * n * 3;
+    index_t const src_n = (rows - 1) * W + (n - 1) * 4 + o + 3;  // up to the last element read
+    guarded_bytes src(src_n * E);
+    T* const x = reinterpret_cast<T*>(src.data());
+    for (index_t i = 0; i < src_n; ++i) x[i] = value_at<T>(i);
+    auto const e = lv::from_blob(static_cast<T const*>(x), {rows, n, index_t{4}}, {W, index_t{4}, index_t{1}})
+                       .slice(2, o, o + 3);
+    std::string const what = std::to_string(E) + "-byte (" + std::to_string(rows) + "," + std::to_string(n) +
+                             ",4)[..., " + std::to_string(o) + ":" + std::to_string(o + 3) + "], rows " +
+                             std::to_string(W) + " apart";
+    if (n >= 2) {
+        lv::engine_plan const ep = plan_of(e, E);
+        BOOST_TEST((ep.kind == lv::engine_plan::strided && ep.elem == 3 * E && ep.inner.ds == 3 * E &&
+                    ep.inner.ss == 4 * E),
+                   what << ": plan kind " << int(ep.kind) << ", elem " << ep.elem << ", inner (" << ep.inner.n
+                        << "):(" << ep.inner.ss << "):(" << ep.inner.ds << ")");
+    }
+    std::vector<T> buf(static_cast<std::size_t>(N + 2));
+    T* const y = buf.data() + 1;
+    for (unsigned th : {1u, 2u}) {
+        std::fill(buf.begin(), buf.end(), sentinel<T>());
+        lv::copy(e, lv::from_blob(y, {rows, n, index_t{3}}), lv::threads{th});
+        index_t bad = 0, first = -1;
+        for (index_t r = 0; r < rows; ++r)
+            for (index_t i = 0; i < n * 3; ++i)
+                if (!(y[r * n * 3 + i] == x[r * W + i / 3 * 4 + o + i % 3]) && bad++ == 0) first = r * n * 3 + i;
+        BOOST_TEST(bad == 0, what << ", threads " << th << ": " << bad << " differ, first at " << first);
+        BOOST_TEST((y[-1] == sentinel<T>() && y[N] == sentinel<T>()), what << ", threads " << th << ": wrote outside");
+    }
+}
+
+using cell_types = boost::mpl::list<std::int8_t, std::uint16_t, float, double>;
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(first_three_of_four_compacted, T, cell_types)
+{
+    // every length through two 32-byte source steps, a 16-byte one and the tail
+    for (index_t n = 1; n <= 2 * 32 / (4 * index_t{sizeof(T)}) + 16 / (4 * index_t{sizeof(T)}) + 5; ++n)
+        for (index_t o : {0, 1}) {
+            cells_case<T>(1, n, o, 4 * n);
+            cells_case<T>(3, n, o, 4 * n + 2);  // rows apart
+        }
+    cells_case<T>(1, 4099, 1, 4 * 4099);
+    cells_case<T>(1, 20001, 0, 4 * 20001);  // split into pieces over 2 threads
+    cells_case<T>(5, 1500, 1, 4 * 1500 + 1);
+}
+
 #endif
 
 }  // namespace

@@ -97,9 +97,17 @@ inline void with_odd_class(index_t R, F&& f) {
     f.template operator()<64>();
 }
 
-/// strided_loop for elements of R bytes, K/2 < R < K.
+/// strided_loop for elements of R bytes, K/2 < R < K: by compact_row where the row is the first
+/// R = 3 K / 4 bytes of cells of K (x[..., :3] of a last dim of 4, in bytes, 2-byte or 4-byte
+/// elements), one element a time otherwise.
 template <int K>
 void strided_loop_odd(const char* s, char* d, const byte_loop& in, const byte_loop& in2, index_t R) {
+  if constexpr (compacts() && K <= 16) {
+    if (R == 3 * K / 4 && in.ss == K && in.ds == R) {
+      for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) compact_row<K>(s, d, in.n);
+      return;
+    }
+  }
   for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds)
     for (index_t i = 0; i < in.n; ++i) copy_odd<K>(s + i * in.ss, d + i * in.ds, R);
 }

@@ -3,7 +3,8 @@
 // strides; and gather_row, for a row of 1-, 2- or 4-byte elements that is unit stride in the
 // destination and reads every K-th element of its source (K = 2, 3, 4: u8 (H,W,3).select(2,c),
 // x.slice(d,0,n,2), RoPE's x[..., ::2]), by byte shuffles where the target has them (SSSE3;
-// AVX2 two lanes at once).
+// AVX2 two lanes at once); and compact_row, for rows of the first 3 S / 4 bytes of each S-byte
+// cell (RGBA to RGB, xyzw to xyz), likewise.
 #include <cstdint>
 #include <cstring>
 #if defined(__SSSE3__)
@@ -118,6 +119,65 @@ inline void gather_row(const char* s, char* d, index_t n) {
   }
 #endif
   move_row<E>(s, d, byte_loop{i, K * E, E});
+}
+
+/// Whether compact_row runs on this target (byte shuffles: SSSE3, or AVX2).
+constexpr bool compacts() {
+#if defined(__SSSE3__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+/// The shuffle of compact_row<S>: per 16-byte lane, its 16 / S elements of 3 S / 4 bytes (each the
+/// start of an S-byte cell) back to back in its first 12 bytes, zeros after; both lanes alike.
+/// Example: S = 4: 0-2, 4-6, 8-10, 12-14, then four zeros.
+template <int S>
+struct compact_mask {
+  alignas(32) std::uint8_t m[32];
+  constexpr compact_mask() : m{} {
+    constexpr int E = 3 * S / 4;
+    for (int o = 0; o < 16; ++o) m[o] = m[o + 16] = static_cast<std::uint8_t>(o < 12 ? o / E * S + o % E : 0x80);
+  }
+};
+template <int S>
+inline constexpr compact_mask<S> compact_mask_of{};
+
+/// Moves a destination row of n elements of E = 3 S / 4 bytes, back to back from d, each read
+/// from the start of the next S bytes of the source from s: x[..., :3] (or [..., 1:]) of a last
+/// dim of 4, RGBA to RGB in u8 (S = 4), bf16 or fp16 (8), xyzw to xyz in fp32 (16). The plan's
+/// element is then odd-sized (3, 6, 12 bytes), one element a move (strided_loop_odd, two
+/// overlapping moves each). With AVX2, 32 source bytes a step: shuffled per lane into 12 bytes,
+/// the lanes joined by a dword permute, stored as 16 + 8 bytes; then 16 source bytes a step
+/// (SSSE3), then one element at a time. A step reads its window, S / 4 bytes past its last
+/// element, only while more elements than it moves remain. @pre compacts(), S in {4, 8, 16}.
+/// Example: u8 (1024,1024,4)[..., :3], one loop (1048576):(4):(3): 131072 steps of 8 pixels.
+template <int S>
+inline void compact_row(const char* s, char* d, index_t n) {
+  constexpr int E = 3 * S / 4;
+  index_t i = n;
+#if defined(__SSSE3__)
+  const auto* m = compact_mask_of<S>.m;
+#if defined(__AVX2__)
+  const __m256i mask = _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
+  const __m256i join = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7);
+  for (; i > 32 / S; i -= 32 / S, s += 32, d += 24) {
+    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+    v = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, mask), join);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm256_castsi256_si128(v));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(d + 16), _mm256_extracti128_si256(v, 1));
+  }
+#endif
+  const __m128i mask16 = _mm_load_si128(reinterpret_cast<const __m128i*>(m));
+  for (; i > 16 / S; i -= 16 / S, s += 16, d += 12) {
+    const __m128i v = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)), mask16);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(d), v);
+    const auto hi = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(v, 8)));
+    std::memcpy(d + 8, &hi, 4);
+  }
+#endif
+  for (; i > 0; --i, s += S, d += E) std::memcpy(d, s, E);
 }
 
 /// A row that gather_row<E, K> moves where K != 0 (K = gather_stride<E>(in)), else move_row: the
