@@ -1,8 +1,12 @@
-// Baselines: memcpy and a streaming copy of the same bytes (the bandwidth bounds), the plain
-// nested loops (destination order and source order, run-time sizes), and for FLUX the
-// hand-written 6-deep loop with literal 2s (examples/flux_demo.cpp's loop).
+// Baselines: memcpy and a streaming copy of the destination's bytes (the bandwidth bounds), the
+// plain nested loops (destination order and source order, run-time sizes), for FLUX the
+// hand-written 6-deep loop with literal 2s (examples/flux_demo.cpp's loop), and for the strided
+// gathers (slices) a 2-D loop with the step a compile-time constant. The reference loop, which
+// checks every implementation, is the run-time nest in destination order (a gather's too).
 #include <cstring>
 #include <memory>
+#include <stdexcept>
+#include <type_traits>
 
 #include "loops.hpp"
 
@@ -15,7 +19,7 @@ runner make_loop(const workload& w, int threads, const void* src, void* dst, boo
   auto g = std::make_shared<loop_geometry>(geometry(w, dst_order));
   const T* s = static_cast<const T*>(src);
   T* d = static_cast<T*>(dst);
-  return dispatch_rank(w.perm.size(), [&](auto kc) -> runner {
+  return dispatch_rank(g->n.size(), [&](auto kc) -> runner {
     constexpr int K = decltype(kc)::value;
     if (dst_order)
       return [g, s, d, threads]() -> const void* {
@@ -62,7 +66,7 @@ runner make_flux_loop(const workload& w, int threads, const void* src, void* dst
   const T* s = static_cast<const T*>(src);
   T* d = static_cast<T*>(dst);
   const bool pack = w.pack;
-  if (w.bytes() < single_thread_bytes) threads = 1;
+  if (w.dst_bytes() < single_thread_bytes) threads = 1;
   return [=]() -> const void* {
     pool_run(threads, [&](int i, int n) {
       index_t a, b;
@@ -76,14 +80,39 @@ runner make_flux_loop(const workload& w, int threads, const void* src, void* dst
   };
 }
 
+/// The slices family's `loop`: a 2-D gather (a 1-D one as one row) with the step a compile-time
+/// constant for the steps the cases use (1, 2, 3, 4), as one writes x[:, o::K] by hand; another
+/// step runs with it at run time.
+template <class T>
+runner make_gather_loop(const workload& w, int threads, const void* src, void* dst) {
+  auto g = std::make_shared<loop_geometry>(gather_geometry(w));
+  if (g->n.size() != 2) throw std::runtime_error("the gather loop takes 1-D and 2-D destinations only");
+  const T* s = static_cast<const T*>(src);
+  T* d = static_cast<T*>(dst);
+  auto with_step = [&]<index_t K>(std::integral_constant<index_t, K>) -> runner {
+    return [g, s, d, threads]() -> const void* {
+      run_gather_rows<T, K>(*g, s, d, threads);
+      return d;
+    };
+  };
+  switch (g->ss[1]) {
+    case 1: return with_step(std::integral_constant<index_t, 1>{});  // x[..., :3] of a last dim of 4
+    case 2: return with_step(std::integral_constant<index_t, 2>{});
+    case 3: return with_step(std::integral_constant<index_t, 3>{});
+    case 4: return with_step(std::integral_constant<index_t, 4>{});
+    default: return with_step(std::integral_constant<index_t, 0>{});
+  }
+}
+
 }  // namespace
 
 void reference_loop(const workload& w, const void* src, void* dst) { make_loop_any(w, 1, src, dst, true)(); }
 
 void add_baseline_impls(std::vector<impl>& v) {
+  // The bounds copy the destination's bytes (a gather's destination is smaller than its source).
   v.push_back({"memcpy", false, [](const workload&, int) { return true; },
                [](const workload& w, int t, const void* src, void* dst) -> runner {
-                 const std::size_t n = w.bytes();
+                 const std::size_t n = w.dst_bytes();
                  return [=]() -> const void* {
                    memcpy_mt(dst, src, n, t);
                    return dst;
@@ -91,17 +120,22 @@ void add_baseline_impls(std::vector<impl>& v) {
                }});
   v.push_back({"stream_copy", false, [](const workload&, int) { return true; },
                [](const workload& w, int t, const void* src, void* dst) -> runner {
-                 const std::size_t n = w.bytes();
+                 const std::size_t n = w.dst_bytes();
                  return [=]() -> const void* {
                    stream_copy_mt(dst, src, n, t);
                    return dst;
                  };
                }});
-  v.push_back({"loop", true, [](const workload&, int) { return true; },
-               [](const workload& w, int t, const void* src, void* dst) {
-                 return make_loop_any(w, t, src, dst, true);
+  v.push_back({"loop", true,
+               [](const workload& w, int) { return w.kind != workload::strided_gather || w.out.size() <= 2; },
+               [](const workload& w, int t, const void* src, void* dst) -> runner {
+                 if (w.kind != workload::strided_gather) return make_loop_any(w, t, src, dst, true);
+                 return dispatch_esize(w.esize, [&]<class T>(std::type_identity<T>) {
+                   return make_gather_loop<T>(w, t, src, dst);
+                 });
                }});
-  v.push_back({"loop_srcorder", true, [](const workload&, int) { return true; },
+  // A gather's source order is its destination order: no second loop.
+  v.push_back({"loop_srcorder", true, [](const workload& w, int) { return w.kind != workload::strided_gather; },
                [](const workload& w, int t, const void* src, void* dst) {
                  return make_loop_any(w, t, src, dst, false);
                }});

@@ -2,10 +2,12 @@
 // Shared pieces of the lazyview benchmark suite: workloads, the implementation interface, aligned
 // buffers, a small persistent thread pool for the baselines, and the reference loops.
 //
-// Every workload is a permute-copy of a contiguous tensor into a contiguous output, written the
-// way PyTorch code writes it: x.view(V).permute(P).reshape(O) (or x.permute(P) for the plain
-// permutations). Each implementation gets the same source bytes and the same destination buffer;
-// bytes processed = bytes read + bytes written.
+// Every workload copies a view of a contiguous tensor into a contiguous output, written the way
+// PyTorch code writes it: a permute-copy x.view(V).permute(P).reshape(O) (or x.permute(P) for the
+// plain permutations), or a strided gather x.select(d, i) / x.slice(d, start, end, step) (the slices
+// family). Each implementation gets the same source bytes and the same destination buffer;
+// bytes processed = bytes read + bytes written, where "read" counts only the elements actually read:
+// 2 x workload::dst_bytes() (a gather reads a fraction of its source, a permutation all of it).
 #include <benchmark/benchmark.h>
 
 #include <array>
@@ -25,16 +27,25 @@ using index_t = std::int64_t;
 
 /// One benchmark case (the thread count is added at registration).
 struct workload {
-  enum kind_t { chain, permute_only };
-  std::string family;  ///< flux_pack, flux_unpack, small, agents, transpose, perm, runs
+  enum kind_t { chain, permute_only, strided_gather };
+  /// flux_pack, flux_unpack, small, agents, transpose, perm, runs, layout, vector, slices
+  std::string family;
   std::string dtype;   ///< fp32, bf16 (uint16_t storage) or u8 (uint8_t storage)
   std::string shape;   ///< name part, e.g. 1x16x128x128
   int esize = 4;       ///< bytes per element
   kind_t kind = chain;
   std::vector<index_t> in;    ///< contiguous input sizes
-  std::vector<index_t> view;  ///< sizes after view (== in for permute_only)
-  std::vector<int> perm;      ///< permute dims (rank == view.size())
-  std::vector<index_t> out;   ///< final sizes (reshape target; permuted sizes for permute_only)
+  std::vector<index_t> view;  ///< sizes after view (== in for permute_only; empty for strided_gather)
+  std::vector<int> perm;      ///< permute dims (rank == view.size(); empty for strided_gather)
+  /// final sizes (reshape target; permuted sizes for permute_only; the view's sizes for strided_gather)
+  std::vector<index_t> out;
+  /// kind == strided_gather: the view is x.select(dim, start) (select: dim dropped) or x.slice(dim, start,
+  /// end, step) of the contiguous input (0 <= start < end <= in[dim], step >= 1; no clamping needed).
+  struct gather_op {
+    int dim = 0;
+    bool select = false;
+    index_t start = 0, end = 0, step = 1;
+  } gather;
   std::array<index_t, 4> flux{};  ///< (B,C,H,W) for the FLUX chains (static dispatch)
   bool pack = false;              ///< a FLUX chain: pack (else unpack)
   bool large = false;         ///< fewer/shorter repetitions
@@ -42,12 +53,19 @@ struct workload {
   /// glibc places a large allocation (a std::vector); the streaming copy keeps a line start.
   std::size_t dst_offset = 0;
 
-  index_t numel() const {
+  static index_t numel_of(const std::vector<index_t>& sizes) {
     index_t n = 1;
-    for (index_t s : in) n *= s;
+    for (index_t s : sizes) n *= s;
     return n;
   }
-  std::size_t bytes() const { return static_cast<std::size_t>(numel()) * static_cast<std::size_t>(esize); }
+  index_t numel() const { return numel_of(in); }      ///< elements of the source
+  index_t out_numel() const { return numel_of(out); }  ///< elements of the destination (fewer for a gather)
+  /// Bytes of the source buffer (what it must hold).
+  std::size_t src_bytes() const { return static_cast<std::size_t>(numel()) * static_cast<std::size_t>(esize); }
+  /// Bytes of the destination: what every implementation writes and, counting only the elements
+  /// actually read, reads. Bytes processed = 2 x dst_bytes(); memcpy and the streaming copy move
+  /// dst_bytes(), contiguously.
+  std::size_t dst_bytes() const { return static_cast<std::size_t>(out_numel()) * static_cast<std::size_t>(esize); }
   /// Sizes of the permuted (pre-reshape) tensor.
   std::vector<index_t> permuted() const {
     std::vector<index_t> p(perm.size());

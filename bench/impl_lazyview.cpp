@@ -1,5 +1,6 @@
 // lazyview: the chain written as in PyTorch, evaluated by copy() into the preallocated buffer
-// (dynamic extents, and static extents for FLUX) or by contiguous() into a new tensor.
+// (dynamic extents, and static extents for FLUX) or by contiguous() into a new tensor. The strided
+// gathers (slices) are from_blob(src, in).select(d, i) or .slice(d, start, end, step).
 // The chain is built inside the timed call, as user code would (each op folds eagerly to check
 // its arguments; copy() folds once more and plans).
 #include <lazyview/lazyview.hpp>
@@ -52,9 +53,30 @@ struct lv_case {
   }
 };
 
-template <class T, int A, int K, int O, bool PermOnly>
-runner make(const workload& w, int threads, const void* src, void* dst, bool contiguous) {
-  const lv_case<T, A, K, O, PermOnly> c(w);
+/// A strided gather: x.select(dim, start) (Select; the result has rank A - 1) or
+/// x.slice(dim, start, end, step) of x = from_blob(src, in) (rank A).
+template <class T, int A, bool Select>
+struct lv_gather {
+  static constexpr int O = Select ? A - 1 : A;
+  std::array<index_t, A> in;
+  std::array<index_t, O> out;
+  workload::gather_op g;
+
+  explicit lv_gather(const workload& w) : in(arr<A>(w.in)), out(arr<O>(w.out)), g(w.gather) {}
+
+  auto chain(const T* s) const {
+    auto x = lazyview::from_blob(s, in);
+    if constexpr (Select)
+      return x.select(g.dim, g.start);
+    else
+      return x.slice(g.dim, g.start, g.end, g.step);
+  }
+};
+
+/// A runner of c's chain (lv_case or lv_gather) built in the timed call: copy() into dst, or
+/// contiguous() into a new tensor.
+template <class T, class Case>
+runner make_runner(const Case& c, int threads, const void* src, void* dst, bool contiguous) {
   const T* s = static_cast<const T*>(src);
   T* d = static_cast<T*>(dst);
   (void)c.chain(s);  // throws here, outside the timing, if the chain is wrong
@@ -74,10 +96,21 @@ runner make(const workload& w, int threads, const void* src, void* dst, bool con
   };
 }
 
+template <class T, int A, int K, int O, bool PermOnly>
+runner make(const workload& w, int threads, const void* src, void* dst, bool contiguous) {
+  return make_runner<T>(lv_case<T, A, K, O, PermOnly>(w), threads, src, dst, contiguous);
+}
+
 template <class T>
 runner make_typed(const workload& w, int threads, const void* src, void* dst, bool contiguous) {
   const std::size_t A = w.in.size(), K = w.view.size(), O = w.out.size();
-  if (w.kind == workload::permute_only) {
+  if (w.kind == workload::strided_gather) {
+    const bool sel = w.gather.select;
+    if (sel && A == 3) return make_runner<T>(lv_gather<T, 3, true>(w), threads, src, dst, contiguous);
+    if (sel && A == 2) return make_runner<T>(lv_gather<T, 2, true>(w), threads, src, dst, contiguous);
+    if (!sel && A == 2) return make_runner<T>(lv_gather<T, 2, false>(w), threads, src, dst, contiguous);
+    if (!sel && A == 3) return make_runner<T>(lv_gather<T, 3, false>(w), threads, src, dst, contiguous);
+  } else if (w.kind == workload::permute_only) {
     switch (K) {
       case 2: return make<T, 2, 2, 2, true>(w, threads, src, dst, contiguous);
       case 3: return make<T, 3, 3, 3, true>(w, threads, src, dst, contiguous);

@@ -4,6 +4,10 @@
 //                   (the PyTorch chain, lazily; for plain permutations: in.shuffle(P))
 //   eigen_shuffle:  the FLUX/agents chain as Eigen users write it for speed: a K-D TensorMap over
 //                   the input, shuffle(P), into a K-D TensorMap over the output (no lazy reshape)
+// Strided gathers (slices; `eigen` only, eigen_shuffle has none): x.select(d, i) is in.chip<d>(i) for
+// the last dim d (chip(i, d) for another), x.slice(d, a, b, k) is in.stride(S) (S = 1 but S[d] = k)
+// where it spans the dim from 0, else in.slice(offsets, extents).stride(S); assigned to a TensorMap
+// over the output.
 // Two threads: out.device(ThreadPoolDevice) = ...
 #define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/Tensor>
@@ -70,10 +74,64 @@ runner make(const workload& w, int threads, const void* src, void* dst) {
   }
 }
 
+/// out = e, on the pool's device when there is one.
+template <class Out, class E>
+void eval_into(Out& out, const E& e, const std::shared_ptr<device_holder>& dev) {
+  if (dev)
+    out.device(dev->dev) = e;
+  else
+    out = e;
+}
+
+/// A strided gather of an A-D RowMajor TensorMap (see the header comment). The expression is
+/// built in the timed call, as the other Eigen cases build theirs.
+template <class T, int A, bool Select>
+runner make_gather(const workload& w, int threads, const void* src, void* dst) {
+  constexpr int O = Select ? A - 1 : A;
+  using In = Eigen::TensorMap<Eigen::Tensor<const T, A, Eigen::RowMajor>>;
+  using Out = Eigen::TensorMap<Eigen::Tensor<T, O, Eigen::RowMajor>>;
+  In in(static_cast<const T*>(src), dsizes<A>(w.in));
+  Out out(static_cast<T*>(dst), dsizes<O>(w.out));
+  std::shared_ptr<device_holder> dev;
+  if (threads > 1) dev = std::make_shared<device_holder>(threads);
+  const workload::gather_op g = w.gather;
+  const auto ins = dsizes<A>(w.in);
+  if constexpr (Select) {
+    return [in, out, g, dev, dst]() mutable -> const void* {
+      if (g.dim == A - 1)
+        eval_into(out, in.template chip<A - 1>(g.start), dev);
+      else
+        eval_into(out, in.chip(g.start, g.dim), dev);
+      return dst;
+    };
+  } else {
+    Eigen::DSizes<Eigen::Index, A> strides, offsets, extents = ins;
+    for (int i = 0; i < A; ++i) strides[i] = 1, offsets[i] = 0;
+    strides[g.dim] = g.step;
+    offsets[g.dim] = g.start;
+    extents[g.dim] = g.end - g.start;
+    // stride() keeps ceil(size / step) elements of a dim: x.slice(d, a, b, k)'s count of [a, b).
+    const bool whole = g.start == 0 && g.end == ins[g.dim];
+    return [in, out, strides, offsets, extents, whole, dev, dst]() mutable -> const void* {
+      if (whole)
+        eval_into(out, in.stride(strides), dev);
+      else
+        eval_into(out, in.slice(offsets, extents).stride(strides), dev);
+      return dst;
+    };
+  }
+}
+
 template <class T>
 runner make_typed(const workload& w, int threads, const void* src, void* dst, bool shuffle_only) {
   const std::size_t A = w.in.size(), K = w.view.size(), O = w.out.size();
-  if (w.kind == workload::permute_only || shuffle_only) {
+  if (w.kind == workload::strided_gather) {
+    const bool sel = w.gather.select;
+    if (sel && A == 3) return make_gather<T, 3, true>(w, threads, src, dst);
+    if (sel && A == 2) return make_gather<T, 2, true>(w, threads, src, dst);
+    if (!sel && A == 2) return make_gather<T, 2, false>(w, threads, src, dst);
+    if (!sel && A == 3) return make_gather<T, 3, false>(w, threads, src, dst);
+  } else if (w.kind == workload::permute_only || shuffle_only) {
     switch (K) {
       case 2: return make<T, 2, 2, 2, true>(w, threads, src, dst);
       case 3: return make<T, 3, 3, 3, true>(w, threads, src, dst);

@@ -3,6 +3,8 @@
 //   torch_reshape:  y = x.view(V).permute(P).reshape(O)  (a new tensor each call, as in PyTorch;
 //                   for plain permutations: x.permute(P).contiguous())
 //   torch_copy:     out.view(permuted sizes).copy_(x.view(V).permute(P))  into the preallocated buffer
+// Strided gathers (slices): torch_reshape is x.select(d, i).contiguous() or x.slice(d, a, b, k).contiguous(),
+// torch_copy is out.copy_(x.select(d, i)) or out.copy_(x.slice(d, a, b, k)).
 // bf16 cases use at::kBFloat16 over the same uint16_t storage, u8 cases at::kByte.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -26,10 +28,31 @@ at::ScalarType scalar_type(int esize) {
   }
 }
 
+/// x.select(dim, start) or x.slice(dim, start, end, step): a strided view, no data moved.
+at::Tensor gathered(const at::Tensor& x, const workload::gather_op& g) {
+  return g.select ? x.select(g.dim, g.start) : x.slice(g.dim, g.start, g.end, g.step);
+}
+
 runner make(const workload& w, int threads, const void* src, void* dst, bool copy) {
   at::set_num_threads(threads);
   const auto opts = at::TensorOptions().dtype(scalar_type(w.esize));
   const at::Tensor x = at::from_blob(const_cast<void*>(src), w.in, opts);
+  if (w.kind == workload::strided_gather) {
+    const workload::gather_op g = w.gather;
+    if (copy) {
+      at::Tensor y = at::from_blob(dst, w.out, opts);
+      return [x, y, g, dst]() mutable -> const void* {
+        y.copy_(gathered(x, g));
+        return dst;
+      };
+    }
+    auto hold = std::make_shared<at::Tensor>();
+    return [x, g, hold]() -> const void* {
+      *hold = at::Tensor();  // as `auto y = ...;` in a loop: the previous result is gone
+      *hold = gathered(x, g).contiguous();
+      return hold->data_ptr();
+    };
+  }
   const std::vector<int64_t> perm(w.perm.begin(), w.perm.end());
   const std::vector<int64_t> view = w.view, out = w.out, permuted = w.permuted();
   const bool perm_only = w.kind == workload::permute_only;

@@ -4,13 +4,21 @@
 //                       (the PyTorch chain, lazily; for plain permutations: transpose(in, P))
 //   xtensor_transpose:  transpose of a K-D adaptor over the input into a K-D adaptor over the
 //                       output (no lazy reshape)
+// Strided gathers (slices; `xtensor` only, xtensor_transpose has none): x.select(d, i) and
+// x.slice(d, a, b, k) of the last dim are xt::view(in, xt::all()..., i) and
+// xt::view(in, xt::all()..., xt::range(a, b, k)) (what xtensor users write); of another dim,
+// xt::strided_view(in, {..., i or xt::range(a, b, k), ...}). noalias(out) = the view, out an
+// adaptor over the output.
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xnoalias.hpp>
+#include <xtensor/xslice.hpp>
 #include <xtensor/xstrided_view.hpp>
+#include <xtensor/xview.hpp>
 
 #include <array>
 #include <stdexcept>
+#include <utility>
 
 #include "common.hpp"
 
@@ -55,10 +63,57 @@ runner make(const workload& w, const void* src, void* dst) {
   }
 }
 
+/// A strided gather of an A-D adaptor over the input (see the header comment); the adaptors and
+/// the view are built in the timed call, as the other xtensor cases build theirs.
+template <class T, std::size_t A, bool Select>
+runner make_gather(const workload& w, const void* src, void* dst) {
+  constexpr std::size_t O = Select ? A - 1 : A;
+  const T* s = static_cast<const T*>(src);
+  T* d = static_cast<T*>(dst);
+  const std::size_t n = static_cast<std::size_t>(w.numel()), m = static_cast<std::size_t>(w.out_numel());
+  const auto is = shp<A>(w.in);
+  const auto os = shp<O>(w.out);
+  const workload::gather_op g = w.gather;
+  if (static_cast<std::size_t>(g.dim) == A - 1) {
+    return [=]() -> const void* {
+      auto in = xt::adapt(s, n, xt::no_ownership(), is);
+      auto out = xt::adapt(d, m, xt::no_ownership(), os);
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        if constexpr (Select)
+          xt::noalias(out) = xt::view(in, (void(I), xt::all())..., g.start);
+        else
+          xt::noalias(out) = xt::view(in, (void(I), xt::all())..., xt::range(g.start, g.end, g.step));
+      }(std::make_index_sequence<A - 1>{});
+      return d;
+    };
+  }
+  return [=]() -> const void* {
+    auto in = xt::adapt(s, n, xt::no_ownership(), is);
+    auto out = xt::adapt(d, m, xt::no_ownership(), os);
+    xt::xstrided_slice_vector sv;
+    for (std::size_t i = 0; i < A; ++i) {
+      if (i != static_cast<std::size_t>(g.dim))
+        sv.push_back(xt::all());
+      else if (Select)
+        sv.push_back(g.start);
+      else
+        sv.push_back(xt::range(g.start, g.end, g.step));
+    }
+    xt::noalias(out) = xt::strided_view(in, sv);
+    return d;
+  };
+}
+
 template <class T>
 runner make_typed(const workload& w, const void* src, void* dst, bool transpose_only) {
   const std::size_t A = w.in.size(), K = w.view.size(), O = w.out.size();
-  if (w.kind == workload::permute_only || transpose_only) {
+  if (w.kind == workload::strided_gather) {
+    const bool sel = w.gather.select;
+    if (sel && A == 3) return make_gather<T, 3, true>(w, src, dst);
+    if (sel && A == 2) return make_gather<T, 2, true>(w, src, dst);
+    if (!sel && A == 2) return make_gather<T, 2, false>(w, src, dst);
+    if (!sel && A == 3) return make_gather<T, 3, false>(w, src, dst);
+  } else if (w.kind == workload::permute_only || transpose_only) {
     switch (K) {
       case 2: return make<T, 2, 2, 2, true>(w, src, dst);
       case 3: return make<T, 3, 3, 3, true>(w, src, dst);

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Turns lazyview_bench's JSON output into docs/benchmarks.md and docs/benchmarks.png.
 
-Every number is the median over the benchmark repetitions. GB/s counts bytes read + bytes written.
+Every number is the median over the benchmark repetitions. GB/s counts bytes read + bytes written, "read"
+counting only the elements read: twice the destination's bytes (a strided gather reads a part of its source).
 "ratio" is an implementation's GB/s over the best of memcpy and the streaming copy of the same bytes
 on the same number of threads (1.00 = as fast as copying the bytes contiguously).
 
@@ -37,20 +38,20 @@ DTYPES = OrderedDict([
 LOOPS = ("loop", "loop_srcorder", "loop_flux_literal2")
 
 IMPL_NOTES = OrderedDict([
-    ("memcpy", "`std::memcpy` of the same bytes (2 threads: two halves on a persistent pool whose workers wait "
+    ("memcpy", "`std::memcpy` of the destination's bytes (2 threads: two halves on a persistent pool whose workers wait "
                "between calls as lazyview's do, a 100 us spin before sleeping; below 1 MiB one thread, as lazyview does)"),
     ("stream_copy", "non-temporal stores of the same bytes (AVX-512/AVX/SSE2 `stream` intrinsics), same split"),
-    ("loop", "plain nested loop, run-time sizes, destination order (gather); 2 threads split the first dim with >= 2 iterations on the same pool (below 1 MiB one thread)"),
-    ("loop_srcorder", "the same loop in source order (scatter)"),
+    ("loop", "plain nested loop, run-time sizes, destination order (gather); 2 threads split the first dim with >= 2 iterations on the same pool (below 1 MiB one thread); strided gathers: a 2-D loop `d[r][j] = s[r*row + j*K]` with the step K a compile-time constant, rows split the same way"),
+    ("loop_srcorder", "the same loop in source order (scatter; not for strided gathers, which have one order)"),
     ("loop_flux_literal2", "FLUX only: the hand-written 6-deep loop of examples/flux_demo.cpp (literal 2s, source order)"),
-    ("lazyview_contiguous", "`x.view(..).permute(..).reshape(..).contiguous()`: a new tensor per call (no thread parameter: t1 only)"),
-    ("lazyview_copy", "`lazyview::copy(chain, from_blob(out, {...}), threads{t})` into the preallocated buffer, dynamic extents; chain built in the timed call"),
+    ("lazyview_contiguous", "`x.view(..).permute(..).reshape(..).contiguous()` (strided gathers: `x.select(..).contiguous()`, `x.slice(..).contiguous()`): a new tensor per call (no thread parameter: t1 only)"),
+    ("lazyview_copy", "`lazyview::copy(chain, from_blob(out, {...}), threads{t})` into the preallocated buffer, dynamic extents; chain built in the timed call (strided gathers: `from_blob(x, {...}).select(d,i)` or `.slice(d,a,b,k)`)"),
     ("lazyview_copy_static", "the same with static extents (`from_blob<B,C,H,W>(p).view<...>().permute<...>().reshape<...>()`)"),
-    ("torch_reshape", "LibTorch 1.13 `x.view(..).permute(..).reshape(..)` (a new tensor per call; plain permutations: `permute(..).contiguous()`), `at::set_num_threads(t)`"),
-    ("torch_copy", "LibTorch `out.view(..).copy_(x.view(..).permute(..))` into the preallocated buffer"),
-    ("eigen", "Eigen 3.4 Tensor, RowMajor: `out = in.reshape(V).shuffle(P).reshape(O)` into a TensorMap (plain permutations: `in.shuffle(P)`); 2 threads: `ThreadPoolDevice`"),
+    ("torch_reshape", "LibTorch 1.13 `x.view(..).permute(..).reshape(..)` (a new tensor per call; plain permutations: `permute(..).contiguous()`; strided gathers: `x.select(..).contiguous()`, `x.slice(..).contiguous()`), `at::set_num_threads(t)`"),
+    ("torch_copy", "LibTorch `out.view(..).copy_(x.view(..).permute(..))` into the preallocated buffer (strided gathers: `out.copy_(x.select(..))`, `out.copy_(x.slice(..))`)"),
+    ("eigen", "Eigen 3.4 Tensor, RowMajor: `out = in.reshape(V).shuffle(P).reshape(O)` into a TensorMap (plain permutations: `in.shuffle(P)`; strided gathers: `in.chip<d>(i)`, `in.stride(S)` or `in.slice(offsets, extents).stride(S)`); 2 threads: `ThreadPoolDevice`"),
     ("eigen_shuffle", "Eigen: `shuffle(P)` of a K-D TensorMap into a K-D TensorMap (no lazy reshape: how Eigen users write it for speed)"),
-    ("xtensor", "xtensor 0.24: `noalias(out) = reshape_view(transpose(reshape_view(in, V), P), O)` (single-threaded: t1 only)"),
+    ("xtensor", "xtensor 0.24: `noalias(out) = reshape_view(transpose(reshape_view(in, V), P), O)` (strided gathers: `xt::view(in, xt::all(), .., i)` or `xt::view(in, xt::all(), xt::range(a, b, k))`) (single-threaded: t1 only)"),
     ("xtensor_transpose", "xtensor: `transpose(P)` of a K-D adaptor into a K-D adaptor (no lazy reshape)"),
 ])
 
@@ -272,7 +273,9 @@ def main():
       "the **median** of the repetitions, and the tables give **ratios** to the best of memcpy and a "
       "streaming copy of the same bytes on the same thread count, measured side by side in the same run, "
       "rather than lone times (with random interleaving, every case's repetitions are spread over the "
-      "whole run, among its baselines'). GB/s counts bytes read + bytes written.")
+      "whole run, among its baselines'). GB/s counts bytes read + bytes written, read counting only the elements "
+      "read: twice the destination's bytes, which is also what `memcpy` and `stream_copy` copy (a strided gather "
+      "reads a part of its source).")
     w("")
     w(f"Command: `{a.command}`" + (f"; lazyview headers at {a.revision}." if a.revision else ""))
     w("")
@@ -300,6 +303,7 @@ def main():
         ("layout", "Interleaved <-> planar layouts: `x.permute(P)`, about 16 MiB each: HWC -> CHW and back (C = 3, fp32 and bf16), RGBA -> planes, (re, im) pairs -> two planes and back, 8 planes -> interleaved, fp32 (narrow transposes, `eval/narrow.hpp`)"),
         ("vector", "Into a `std::vector`: FLUX pack and unpack (4,16,256,256) and the 4096x4096 fp32 transpose into a destination 16 bytes past a cache line, where glibc puts a large allocation, so that every destination row starts 16 bytes into a line (`stream_copy`, the limit, still writes from a line start)"),
         ("runs", "Long runs in either loop order: `x.permute(P)` keeping a run contiguous on both sides (68 bytes to 2.6 KiB; fp32 but one bf16), about 16 MiB each, in source order (scattered writes) or destination order (`order_runs` in `eval/make_engine_plan.hpp`), as the comments in `bench/main.cpp` (`run_orders`) say"),
+        ("slices", "Strided gathers: `x.slice(d,o,n,K)` and `x.select(2,c)` into a contiguous tensor: a channel of an HWC image (u8 (1024,1024,3) and (1024,1024,4)), RoPE's `x[..., ::2]` and `x[..., 1::2]` (bf16 (4096,128): 512 KiB written, one thread at t2 too), fp32 (2048,2047) at stride 2 (rows that do not coalesce) and (1024,3072) at stride 3, and the first three of every four elements (`x[:, :3]` of u8 (1048576,4), RGBA to RGB, and fp32 (262144,4), xyzw to xyz); name = sizes_select_D_I or sizes_slice_D_START_END_STEP. GB/s counts the destination's bytes twice (the elements read and written), and `memcpy`/`stream_copy` copy the destination's bytes; the fair peer is `loop`, the plain loop with the step a compile-time constant"),
     ])
     for fam, title in titles.items():
         keys = fam_keys.get(fam)
