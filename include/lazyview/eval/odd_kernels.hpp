@@ -24,7 +24,8 @@ namespace kernels {
 // -> 23-28 us (plain loop 9 us; 75.7 -> 31.5 M), (1024,1024,3) 1.38-1.53 -> 0.30-0.51 ms (plain
 // 0.14-0.16); fp32 (16,2048).slice(1,0,2048,2) 21-27 -> 5.7-8.3 us (3.5-5.3; 26.6 -> 15.5 M),
 // (512,2048) 0.64-0.85 -> 0.16-0.22 ms (0.11-0.14); int16 (256,3000).slice(1,1,3000,3) 250-344
-// -> 106-117 us. The plain loop's lead is the compiler's vector gather of a constant stride.
+// -> 106-117 us. The plain loop's lead was the compiler's vector gather of a constant stride,
+// which gather_row now matches or passes for its rows (see there).
 template <int E>
 void strided_loop(const char* s, char* d, const byte_loop& in, const byte_loop& in2) {
   if constexpr (gathers(E)) {
