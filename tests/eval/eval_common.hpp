@@ -63,6 +63,12 @@ lv::engine_plan plan_of(auto const& e, index_t elem)
     return lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), elem);
 }
 
+// The engine plan of copying `e` into the view `to`, as `elem`-byte elements.
+lv::engine_plan plan_into(auto const& e, auto const& to, index_t elem)
+{
+    return lv::make_engine_plan(lv::make_plan(lv::physical(lv::fold(e)), lv::fold(to)), elem);
+}
+
 // plan_of as a copy of `bytes` into a row-major destination at `dst` on `nthreads` threads takes
 // it: streamed where use_streaming_stores says so.
 lv::engine_plan streamed_plan_of(auto const& e, index_t elem, void const* dst, index_t bytes, unsigned nthreads = 1)

@@ -82,7 +82,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(rows_gathered_at_a_constant_stride, T, gathered_ty
 
 // rows x n cells of 4 elements, W elements from row to row (W >= 4 n), of which x[..., o:o+3]
 // (o = 0, 1) into (rows, n, 3): a strided plan of 3-element wide elements 4 apart
-// (kernels::compact_row for 1-, 2- and 4-byte T; 8-byte ones, 24 of every 32 bytes, not).
+// (kernels::compact_row: 1-, 2- and 4-byte T where the target has byte shuffles, 8-byte ones
+// everywhere).
 template <class T>
 void cells_case(index_t rows, index_t n, index_t o, index_t W)
 {
@@ -119,6 +120,63 @@ void cells_case(index_t rows, index_t n, index_t o, index_t W)
 }
 
 using cell_types = boost::mpl::list<std::int8_t, std::uint16_t, float, double>;
+
+// The other way: a contiguous (rows, n, 3) into y[..., o:o+3] of rows x n cells of 4 elements,
+// W elements from row to row: a strided plan of 3-element wide elements written 4 apart
+// (kernels::expand_row for 1- and 8-byte T, one element a move for the others). Every element
+// of y outside the view (each cell's fourth, the gaps between rows, the ends) must keep its
+// sentinel: another thread may be writing those (the alpha plane).
+template <class T>
+void expand_case(index_t rows, index_t n, index_t o, index_t W)
+{
+    constexpr index_t E = sizeof(T);
+    index_t const N = (rows - 1) * W + 4 * n;
+    guarded_bytes src(rows * n * 3 * E);  // ends at the last element read
+    T* const x = reinterpret_cast<T*>(src.data());
+    for (index_t i = 0; i < rows * n * 3; ++i) x[i] = value_at<T>(i);
+    std::vector<T> buf(static_cast<std::size_t>(N + 2));
+    T* const y = buf.data() + 1;
+    auto const e = lv::from_blob(static_cast<T const*>(x), {rows, n, index_t{3}});
+    auto const to = lv::from_blob(y, {rows, n, index_t{4}}, {W, index_t{4}, index_t{1}}).slice(2, o, o + 3);
+    std::string const what = std::to_string(E) + "-byte (" + std::to_string(rows) + "," + std::to_string(n) +
+                             ",3) into [..., " + std::to_string(o) + ":" + std::to_string(o + 3) + "] of cells of 4, rows " +
+                             std::to_string(W) + " apart";
+    if (n >= 2) {
+        lv::engine_plan const ep = plan_into(e, to, E);
+        BOOST_TEST((ep.kind == lv::engine_plan::strided && ep.elem == 3 * E && ep.inner.ss == 3 * E &&
+                    ep.inner.ds == 4 * E),
+                   what << ": plan kind " << int(ep.kind) << ", elem " << ep.elem << ", inner (" << ep.inner.n
+                        << "):(" << ep.inner.ss << "):(" << ep.inner.ds << ")");
+    }
+    for (unsigned th : {1u, 2u}) {
+        std::fill(buf.begin(), buf.end(), sentinel<T>());
+        lv::copy(e, to, lv::threads{th});
+        index_t bad = 0, first = -1, clobbered = 0;
+        for (index_t r = 0; r < rows; ++r)
+            for (index_t i = 0; i < n * 3; ++i)
+                if (!(y[r * W + i / 3 * 4 + o + i % 3] == x[(r * n) * 3 + i]) && bad++ == 0) first = r * n * 3 + i;
+        for (index_t k = -1; k <= N; ++k) {
+            index_t const r = k / W, c = k % W;
+            bool const in_view = k >= 0 && r < rows && c < 4 * n && c % 4 >= o && c % 4 < o + 3;
+            clobbered += !in_view && !(y[k] == sentinel<T>());
+        }
+        BOOST_TEST(bad == 0, what << ", threads " << th << ": " << bad << " differ, first at " << first);
+        BOOST_TEST(clobbered == 0, what << ", threads " << th << ": " << clobbered << " elements outside the view written");
+    }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(first_three_of_four_expanded, T, cell_types)
+{
+    // every length through a few steps of 4 cells and the tail
+    for (index_t n = 1; n <= 13; ++n)
+        for (index_t o : {0, 1}) {
+            expand_case<T>(1, n, o, 4 * n);
+            expand_case<T>(3, n, o, 4 * n + 2);  // rows apart
+        }
+    expand_case<T>(1, 4099, 1, 4 * 4099);
+    expand_case<T>(1, 20001, 0, 4 * 20001);  // split into pieces over 2 threads
+    expand_case<T>(5, 1500, 1, 4 * 1500 + 1);
+}
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(first_three_of_four_compacted, T, cell_types)
 {

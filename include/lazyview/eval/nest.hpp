@@ -102,7 +102,7 @@ enum class move_kind { fixed, odd, bytes };
 /// cost more than its moves). Fixed elements of a longer innermost loop move four per step
 /// (move_row), or by byte shuffles where it reads every 2nd to 4th element of its source into a
 /// destination row (gather_row, through move_row_at); odd ones (3, 6, 12 bytes) so where they are
-/// the first 3/4 of each cell of E (compact_row).
+/// the first 3/4 of each cell of E (compact_row) or written there (expand_row).
 /// @pre n >= 1, every loop of size >= 1; N == 0 or N == l[n - 1].n.
 template <int E, move_kind M, int N = 0>
 void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
@@ -123,8 +123,10 @@ void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
     for (int k = 0; k < n; ++k) last_over += static_cast<std::uintptr_t>((l[k].n - 1) * std::max<index_t>(l[k].ss, 0));
   const bool over = M == move_kind::odd && in.ds == R;
   const int K = M == move_kind::fixed && N == 0 ? gather_stride<E>(in) : 0;  // see move_row_at
-  // rows of the first 3/4 of each E-byte cell (RGBA to RGB): compact_row
-  const bool cells = M == move_kind::odd && compacts() && E <= 16 && R == 3 * E / 4 && in.ss == E && in.ds == R;
+  // rows of the first 3/4 of each E-byte cell read (RGBA to RGB: compact_row) or written (RGB
+  // into RGBA: expand_row)
+  const bool cells = M == move_kind::odd && compacts(E) && R == 3 * E / 4 && in.ss == E && in.ds == R;
+  const bool expand = M == move_kind::odd && expands(E) && R == 3 * E / 4 && in.ss == R && in.ds == E;
   if constexpr (N > 0) in.n = N;
   const byte_loop none{1, 0, 0};
   const byte_loop mid = n >= 2 ? l[n - 2] : none;
@@ -147,9 +149,15 @@ void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
             move_row_at<E>(K, s1, d1, in);
             continue;
           }
-          if constexpr (M == move_kind::odd && compacts() && E <= 16) {
+          if constexpr (M == move_kind::odd && compacts(E)) {
             if (cells) {
               compact_row<E>(s1, d1, in.n);
+              continue;
+            }
+          }
+          if constexpr (M == move_kind::odd && expands(E)) {
+            if (expand) {
+              expand_row<E>(s1, d1, in.n);
               continue;
             }
           }

@@ -98,19 +98,31 @@ inline void with_odd_class(index_t R, F&& f) {
     f.template operator()<64>();
 }
 
-/// strided_loop for elements of R bytes, K/2 < R < K: by compact_row where the row is the first
-/// R = 3 K / 4 bytes of cells of K (x[..., :3] of a last dim of 4, in bytes, 2-byte or 4-byte
-/// elements), one element a time otherwise.
+/// strided_loop for elements of R bytes, K/2 < R < K: where the row reads the first R = 3 K / 4
+/// bytes of cells of K (x[..., :3] of a last dim of 4) by compact_row, where it writes them by
+/// expand_row (each where it takes K), one element a time otherwise.
 template <int K>
 void strided_loop_odd(const char* s, char* d, const byte_loop& in, const byte_loop& in2, index_t R) {
-  if constexpr (compacts() && K <= 16) {
-    if (R == 3 * K / 4 && in.ss == K && in.ds == R) {
-      for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) compact_row<K>(s, d, in.n);
+  if constexpr (compacts(K) || expands(K)) {
+    const bool compact = compacts(K) && in.ss == K && in.ds == R, expand = expands(K) && in.ss == R && in.ds == K;
+    if (R == 3 * K / 4 && (compact || expand)) {
+      for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) {
+        if constexpr (compacts(K))
+          if (compact) compact_row<K>(s, d, in.n);
+        if constexpr (expands(K))
+          if (expand) expand_row<K>(s, d, in.n);
+      }
       return;
     }
   }
-  for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds)
-    for (index_t i = 0; i < in.n; ++i) copy_odd<K>(s + i * in.ss, d + i * in.ds, R);
+  // The loops' sizes and steps in locals: read through the references, they were reloaded after
+  // every move, since a store through char* may change any object (and indexed by a product).
+  const index_t n = in.n, ss = in.ss, ds = in.ds, n2 = in2.n, ss2 = in2.ss, ds2 = in2.ds;
+  for (index_t j = 0; j < n2; ++j, s += ss2, d += ds2) {
+    const char* a = s;
+    char* b = d;
+    for (index_t i = 0; i < n; ++i, a += ss, b += ds) copy_odd<K>(a, b, R);
+  }
 }
 
 /// Elements per row up to which transpose_block_odd's back-to-back rows run completely

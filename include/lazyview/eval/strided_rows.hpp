@@ -3,8 +3,10 @@
 // strides; and gather_row, for a row of 1-, 2- or 4-byte elements that is unit stride in the
 // destination and reads every K-th element of its source (K = 2, 3, 4: u8 (H,W,3).select(2,c),
 // x.slice(d,0,n,2), RoPE's x[..., ::2]), by byte shuffles where the target has them (SSSE3;
-// AVX2 two lanes at once); and compact_row, for rows of the first 3 S / 4 bytes of each S-byte
-// cell (RGBA to RGB, xyzw to xyz), likewise.
+// AVX2 two lanes at once); compact_row, for rows of the first 3 S / 4 bytes of each S-byte
+// cell (RGBA to RGB, xyzw to xyz), likewise; and expand_row, the other way (RGB into RGBA's
+// first three channels), by scalar moves that leave each cell's last S / 4 bytes unwritten.
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #if defined(__SSSE3__)
@@ -121,12 +123,16 @@ inline void gather_row(const char* s, char* d, index_t n) {
   move_row<E>(s, d, byte_loop{i, K * E, E});
 }
 
-/// Whether compact_row runs on this target (byte shuffles: SSSE3, or AVX2).
-constexpr bool compacts() {
+/// Whether compact_row<S> runs on this target: for cells of 4, 8, 16 bytes by byte shuffles
+/// (SSSE3, or AVX2); for 32 (fp64 xyzw to xyz) everywhere, each element as one 16-byte and one
+/// 8-byte move, where the strided plan's two overlapping 16-byte moves (copy_odd) ran at 0.86-0.96
+/// of a plain loop of three assignments and these at 1.00-1.06 (g++ 12 -O3 -march=native, 2-core
+/// Zen 3 VM, 1 thread, best of 7: (4096,4)[:, :3] and (262144,4)).
+constexpr bool compacts(int S) {
 #if defined(__SSSE3__)
-  return true;
+  return S == 4 || S == 8 || S == 16 || S == 32;
 #else
-  return false;
+  return S == 32;
 #endif
 }
 
@@ -151,33 +157,78 @@ inline constexpr compact_mask<S> compact_mask_of{};
 /// overlapping moves each). With AVX2, 32 source bytes a step: shuffled per lane into 12 bytes,
 /// the lanes joined by a dword permute, stored as 16 + 8 bytes; then 16 source bytes a step
 /// (SSSE3), then one element at a time. A step reads its window, S / 4 bytes past its last
-/// element, only while more elements than it moves remain. @pre compacts(), S in {4, 8, 16}.
+/// element, only while more elements than it moves remain. fp64's cells (S = 32) move one
+/// element at a time. @pre compacts(S).
 /// Example: u8 (1024,1024,4)[..., :3], one loop (1048576):(4):(3): 131072 steps of 8 pixels.
 template <int S>
 inline void compact_row(const char* s, char* d, index_t n) {
   constexpr int E = 3 * S / 4;
   index_t i = n;
 #if defined(__SSSE3__)
-  const auto* m = compact_mask_of<S>.m;
+  if constexpr (S <= 16) {
+    const auto* m = compact_mask_of<S>.m;
 #if defined(__AVX2__)
-  const __m256i mask = _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
-  const __m256i join = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7);
-  for (; i > 32 / S; i -= 32 / S, s += 32, d += 24) {
-    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
-    v = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, mask), join);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm256_castsi256_si128(v));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(d + 16), _mm256_extracti128_si256(v, 1));
-  }
+    const __m256i mask = _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
+    const __m256i join = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7);
+    for (; i > 32 / S; i -= 32 / S, s += 32, d += 24) {
+      __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+      v = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, mask), join);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm256_castsi256_si128(v));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(d + 16), _mm256_extracti128_si256(v, 1));
+    }
 #endif
-  const __m128i mask16 = _mm_load_si128(reinterpret_cast<const __m128i*>(m));
-  for (; i > 16 / S; i -= 16 / S, s += 16, d += 12) {
-    const __m128i v = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)), mask16);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(d), v);
-    const auto hi = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(v, 8)));
-    std::memcpy(d + 8, &hi, 4);
+    const __m128i mask16 = _mm_load_si128(reinterpret_cast<const __m128i*>(m));
+    for (; i > 16 / S; i -= 16 / S, s += 16, d += 12) {
+      const __m128i v = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)), mask16);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(d), v);
+      const auto hi = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(v, 8)));
+      std::memcpy(d + 8, &hi, 4);
+    }
   }
 #endif
   for (; i > 0; --i, s += S, d += E) std::memcpy(d, s, E);
+}
+
+/// Whether expand_row<S> takes rows of cells of S bytes: u8 RGB into RGBA (S = 4, on
+/// little-endian targets) and fp64 xyz into xyzw (32). The others' elements (6 and 12 bytes)
+/// move as two overlapping halves (copy_odd), which measured as fast as any split of them.
+constexpr bool expands(int S) { return (S == 4 && std::endian::native == std::endian::little) || S == 32; }
+
+/// Moves n elements of E = 3 S / 4 bytes, back to back from s, each into the first E bytes of
+/// the next S-byte cell from d, the cells' last S / 4 bytes unwritten: x[..., :3] (or [..., 1:])
+/// of a last dim of 4 written from a (..., 3) tensor, RGB into RGBA's colour channels, xyz into
+/// xyzw. Those bytes are not the view's, and another thread may be writing them (the alpha
+/// plane), so no store may cover them, not even with the bytes it read there: the moves are
+/// scalar. AVX2's masked stores (vpmaskmovd/q), which could leave them out, ran at 0.3-0.6 of a
+/// plain loop's speed on Zen 3, and maskmovdqu at 0.8. u8: four cells a step from one 8-byte
+/// and one 4-byte load, each written as 2 + 1 bytes; fp64: 16 + 8 bytes a cell.
+/// @pre expands(S). Example: u8 (1024,1024,3) into (1024,1024,4)[..., :3], one loop
+/// (1048576):(3):(4): 262144 steps of 4 pixels.
+// Against a plain loop of three assignments a cell (g++ 12 -O3 -march=native, 2-core Zen 3 VM,
+// 1 thread, best of 7), u8 (1048576,3) two overlapping 2-byte moves a cell ran at 2.1x its speed,
+// these at 3.1x; fp64 (262144,3) two overlapping 16-byte moves at 0.84-0.92x, these at 1.00-1.04x.
+template <int S>
+inline void expand_row(const char* s, char* d, index_t n) {
+  constexpr int E = 3 * S / 4;
+  index_t i = n;
+  if constexpr (S == 4) {
+    const auto put = [](char* to, std::uint32_t v) {  // a cell's three bytes, the low ones of v
+      const auto lo = static_cast<std::uint16_t>(v);
+      std::memcpy(to, &lo, 2);
+      to[2] = static_cast<char>(v >> 16);
+    };
+    for (; i >= 4; i -= 4, s += 12, d += 16) {
+      std::uint64_t a;
+      std::uint32_t b;
+      std::memcpy(&a, s, 8);
+      std::memcpy(&b, s + 8, 4);
+      put(d, static_cast<std::uint32_t>(a));
+      put(d + 4, static_cast<std::uint32_t>(a >> 24));
+      put(d + 8, static_cast<std::uint32_t>(a >> 48 | std::uint64_t{b} << 16));
+      put(d + 12, b >> 8);
+    }
+  }
+  for (; i > 0; --i, s += E, d += S) std::memcpy(d, s, E);
 }
 
 /// A row that gather_row<E, K> moves where K != 0 (K = gather_stride<E>(in)), else move_row: the
