@@ -189,10 +189,9 @@ inline void compact_row(const char* s, char* d, index_t n) {
   for (; i > 0; --i, s += S, d += E) std::memcpy(d, s, E);
 }
 
-/// Whether expand_row<S> takes rows of cells of S bytes: u8 RGB into RGBA (S = 4, on
-/// little-endian targets) and fp64 xyz into xyzw (32). The others' elements (6 and 12 bytes)
-/// move as two overlapping halves (copy_odd), which measured as fast as any split of them.
-constexpr bool expands(int S) { return (S == 4 && std::endian::native == std::endian::little) || S == 32; }
+/// Whether expand_row<S> takes rows of cells of S bytes: 4, 8, 16, 32 (u8 and bf16 RGB into
+/// RGBA, fp32 and fp64 xyz into xyzw).
+constexpr bool expands(int S) { return S == 4 || S == 8 || S == 16 || S == 32; }
 
 /// Moves n elements of E = 3 S / 4 bytes, back to back from s, each into the first E bytes of
 /// the next S-byte cell from d, the cells' last S / 4 bytes unwritten: x[..., :3] (or [..., 1:])
@@ -200,18 +199,23 @@ constexpr bool expands(int S) { return (S == 4 && std::endian::native == std::en
 /// xyzw. Those bytes are not the view's, and another thread may be writing them (the alpha
 /// plane), so no store may cover them, not even with the bytes it read there: the moves are
 /// scalar. AVX2's masked stores (vpmaskmovd/q), which could leave them out, ran at 0.3-0.6 of a
-/// plain loop's speed on Zen 3, and maskmovdqu at 0.8. u8: four cells a step from one 8-byte
-/// and one 4-byte load, each written as 2 + 1 bytes; fp64: 16 + 8 bytes a cell.
+/// plain loop's speed on Zen 3, and maskmovdqu at 0.8. u8 (on little-endian targets): four cells
+/// a step from one 8-byte and one 4-byte load, each written as 2 + 1 bytes; the others one
+/// element at a time, as a power-of-two move and the rest (4 + 2, 8 + 4, 16 + 8 bytes).
 /// @pre expands(S). Example: u8 (1024,1024,3) into (1024,1024,4)[..., :3], one loop
 /// (1048576):(3):(4): 262144 steps of 4 pixels.
-// Against a plain loop of three assignments a cell (g++ 12 -O3 -march=native, 2-core Zen 3 VM,
-// 1 thread, best of 7), u8 (1048576,3) two overlapping 2-byte moves a cell ran at 2.1x its speed,
-// these at 3.1x; fp64 (262144,3) two overlapping 16-byte moves at 0.84-0.92x, these at 1.00-1.04x.
+// Against a plain loop of three assignments a cell (lazyview::copy, g++ 12 -O3 -march=native,
+// 2-core Zen 3 VM, 1 thread, best of 7, two runs), as two overlapping moves a cell (copy_odd) ->
+// these: u8 (1048576,3) 1.38-1.41x -> 2.11-2.19x; bf16 (262144,3) 1.10-1.15x -> 1.29-1.30x; fp32
+// (262144,3) 1.28-1.33x -> 1.53-1.57x, (4096,3) 1.27-1.28x -> 1.37-1.39x; fp64 (4096,3) 0.90x ->
+// 1.07-1.11x. In bench/'s scatters family, though, fp32 reads 0.83-0.88x of its plain loop
+// either way (medians of 5), although g++ compiles that loop to the same 8 + 4-byte moves; in a
+// harness with page-aligned buffers the same two loops ran the other way round (lazyview 1.17x).
 template <int S>
 inline void expand_row(const char* s, char* d, index_t n) {
   constexpr int E = 3 * S / 4;
   index_t i = n;
-  if constexpr (S == 4) {
+  if constexpr (S == 4 && std::endian::native == std::endian::little) {
     const auto put = [](char* to, std::uint32_t v) {  // a cell's three bytes, the low ones of v
       const auto lo = static_cast<std::uint16_t>(v);
       std::memcpy(to, &lo, 2);
