@@ -5,9 +5,12 @@
 // Every workload copies a view of a contiguous tensor into a contiguous output, written the way
 // PyTorch code writes it: a permute-copy x.view(V).permute(P).reshape(O) (or x.permute(P) for the
 // plain permutations), or a strided gather x.select(d, i) / x.slice(d, start, end, step) (the slices
-// family). Each implementation gets the same source bytes and the same destination buffer;
-// bytes processed = bytes read + bytes written, where "read" counts only the elements actually read:
-// 2 x workload::dst_bytes() (a gather reads a fraction of its source, a permutation all of it).
+// family); or, the mirror of a gather, copies a contiguous tensor into such a view of a larger
+// contiguous destination (a strided scatter, the scatters family: dst.select(d, i) = x, elements
+// outside the view untouched). Each implementation gets the same source bytes and the same
+// destination buffer; bytes processed = bytes read + bytes written, where both count only the
+// elements actually moved: 2 x workload::moved_bytes() (a gather reads a fraction of its source, a
+// scatter writes a fraction of its destination, a permutation reads and writes all of both).
 #include <benchmark/benchmark.h>
 
 #include <array>
@@ -27,20 +30,25 @@ using index_t = std::int64_t;
 
 /// One benchmark case (the thread count is added at registration).
 struct workload {
-  enum kind_t { chain, permute_only, strided_gather };
-  /// flux_pack, flux_unpack, small, agents, transpose, perm, runs, layout, vector, slices
+  enum kind_t { chain, permute_only, strided_gather, strided_scatter };
+  /// flux_pack, flux_unpack, small, agents, transpose, perm, runs, layout, vector, slices, scatters
   std::string family;
-  std::string dtype;   ///< fp32, bf16 (uint16_t storage) or u8 (uint8_t storage)
+  /// fp32, bf16 (uint16_t storage), u8 (uint8_t storage) or fp64 (double; the scatters family only)
+  std::string dtype;
   std::string shape;   ///< name part, e.g. 1x16x128x128
   int esize = 4;       ///< bytes per element
   kind_t kind = chain;
-  std::vector<index_t> in;    ///< contiguous input sizes
-  std::vector<index_t> view;  ///< sizes after view (== in for permute_only; empty for strided_gather)
-  std::vector<int> perm;      ///< permute dims (rank == view.size(); empty for strided_gather)
-  /// final sizes (reshape target; permuted sizes for permute_only; the view's sizes for strided_gather)
+  /// contiguous input sizes; for strided_scatter the sizes of the (larger, contiguous) destination buffer
+  std::vector<index_t> in;
+  /// sizes after view (== in for permute_only; empty for strided_gather and strided_scatter)
+  std::vector<index_t> view;
+  std::vector<int> perm;  ///< permute dims (rank == view.size(); empty for strided_gather and strided_scatter)
+  /// final sizes (reshape target; permuted sizes for permute_only; the view's sizes for strided_gather;
+  /// for strided_scatter the view's sizes, which are the contiguous source's)
   std::vector<index_t> out;
   /// kind == strided_gather: the view is x.select(dim, start) (select: dim dropped) or x.slice(dim, start,
   /// end, step) of the contiguous input (0 <= start < end <= in[dim], step >= 1; no clamping needed).
+  /// kind == strided_scatter: the same view of the destination buffer of sizes `in`, written from the source.
   struct gather_op {
     int dim = 0;
     bool select = false;
@@ -58,14 +66,25 @@ struct workload {
     for (index_t s : sizes) n *= s;
     return n;
   }
-  index_t numel() const { return numel_of(in); }      ///< elements of the source
-  index_t out_numel() const { return numel_of(out); }  ///< elements of the destination (fewer for a gather)
-  /// Bytes of the source buffer (what it must hold).
-  std::size_t src_bytes() const { return static_cast<std::size_t>(numel()) * static_cast<std::size_t>(esize); }
-  /// Bytes of the destination: what every implementation writes and, counting only the elements
-  /// actually read, reads. Bytes processed = 2 x dst_bytes(); memcpy and the streaming copy move
-  /// dst_bytes(), contiguously.
-  std::size_t dst_bytes() const { return static_cast<std::size_t>(out_numel()) * static_cast<std::size_t>(esize); }
+  /// Elements of `in`: the source's; for strided_scatter the destination buffer's.
+  index_t numel() const { return numel_of(in); }
+  /// Elements of `out`: the destination's (fewer than the source's for a gather); for strided_scatter
+  /// the source's (fewer than the destination buffer's). Always the elements moved.
+  index_t out_numel() const { return numel_of(out); }
+  /// Bytes of the source buffer (what it must hold): `in`'s, or `out`'s for a scatter.
+  std::size_t src_bytes() const {
+    return static_cast<std::size_t>(kind == strided_scatter ? out_numel() : numel()) * static_cast<std::size_t>(esize);
+  }
+  /// Bytes of the destination buffer (what it must hold and, for a scatter, what must be checked): `out`'s,
+  /// or `in`'s for a scatter (of which only the view's moved_bytes() are written).
+  std::size_t dst_bytes() const {
+    return static_cast<std::size_t>(kind == strided_scatter ? numel() : out_numel()) * static_cast<std::size_t>(esize);
+  }
+  /// Bytes of the elements moved: what every implementation reads and writes, counting only the
+  /// elements actually read and written (== dst_bytes() but for a scatter, == src_bytes() but for a
+  /// gather). Bytes processed = 2 x moved_bytes(); memcpy and the streaming copy move moved_bytes(),
+  /// contiguously.
+  std::size_t moved_bytes() const { return static_cast<std::size_t>(out_numel()) * static_cast<std::size_t>(esize); }
   /// Sizes of the permuted (pre-reshape) tensor.
   std::vector<index_t> permuted() const {
     std::vector<index_t> p(perm.size());
@@ -85,14 +104,31 @@ inline int esize_of(const std::string& dtype) {
   if (dtype == "fp32") return 4;
   if (dtype == "bf16") return 2;
   if (dtype == "u8") return 1;
+  if (dtype == "fp64") return 8;
   throw std::invalid_argument("unknown dtype " + dtype);
 }
 
-/// Calls f(std::type_identity<T>{}) with the storage type of esize-byte elements (float,
-/// uint16_t, uint8_t): the implementations only move elements, so the storage type is all they
-/// need, and each instantiates its kernels once per element size here.
+/// Calls f.template operator()<A, Select>() for the view of a strided gather or scatter: A the
+/// rank of its strided side (w.in: 2 or 3, the ranks the families use), Select = w.gather.select.
 template <class F>
+decltype(auto) with_view_rank(const workload& w, F&& f) {
+  const bool sel = w.gather.select;
+  switch (w.in.size()) {
+    case 2: return sel ? f.template operator()<2, true>() : f.template operator()<2, false>();
+    case 3: return sel ? f.template operator()<3, true>() : f.template operator()<3, false>();
+    default: throw std::runtime_error("no view instantiation for rank " + std::to_string(w.in.size()));
+  }
+}
+
+/// Calls f(std::type_identity<T>{}) with the storage type of esize-byte elements (float,
+/// uint16_t, uint8_t; and double where With8, which only the scatters family's paths take: fp64 is
+/// its dtype alone, and every other path would compile its kernels once more for nothing): the
+/// implementations only move elements, so the storage type is all they need, and each instantiates
+/// its kernels once per element size here.
+template <bool With8 = false, class F>
 decltype(auto) dispatch_esize(int esize, F&& f) {
+  if constexpr (With8)
+    if (esize == 8) return f(std::type_identity<double>{});
   switch (esize) {
     case 4: return f(std::type_identity<float>{});
     case 2: return f(std::type_identity<std::uint16_t>{});

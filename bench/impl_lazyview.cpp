@@ -1,6 +1,8 @@
 // lazyview: the chain written as in PyTorch, evaluated by copy() into the preallocated buffer
 // (dynamic extents, and static extents for FLUX) or by contiguous() into a new tensor. The strided
-// gathers (slices) are from_blob(src, in).select(d, i) or .slice(d, start, end, step).
+// gathers (slices) are from_blob(src, in).select(d, i) or .slice(d, start, end, step); the strided
+// scatters (scatters) copy(from_blob(src, out), from_blob(dst, in).select(d, i) or .slice(...)), and
+// have no contiguous() (it makes a new tensor; a scatter writes into an existing one).
 // The chain is built inside the timed call, as user code would (each op folds eagerly to check
 // its arguments; copy() folds once more and plans).
 #include <lazyview/lazyview.hpp>
@@ -96,6 +98,36 @@ runner make_runner(const Case& c, int threads, const void* src, void* dst, bool 
   };
 }
 
+/// A strided scatter: copy(from_blob(src, out), from_blob(dst, in).select(dim, start) or
+/// .slice(dim, start, end, step)), the view and the copy built in the timed call.
+template <class T, int A, bool Select>
+runner make_scatter(const workload& w, int threads, const void* src, void* dst) {
+  constexpr int O = Select ? A - 1 : A;
+  const std::array<index_t, A> in = arr<A>(w.in);
+  const std::array<index_t, O> out = arr<O>(w.out);
+  const workload::gather_op g = w.gather;
+  const T* s = static_cast<const T*>(src);
+  T* d = static_cast<T*>(dst);
+  auto view = [in, g](T* p) {
+    auto x = lazyview::from_blob(p, in);
+    if constexpr (Select)
+      return x.select(g.dim, g.start);
+    else
+      return x.slice(g.dim, g.start, g.end, g.step);
+  };
+  (void)view(d);  // throws here, outside the timing, if the view is wrong
+  const lazyview::threads th{static_cast<unsigned>(threads)};
+  return [view, out, s, d, th]() -> const void* {
+    lazyview::copy(lazyview::from_blob(s, out), view(d), th);
+    return d;
+  };
+}
+
+template <class T>
+runner make_scatter_typed(const workload& w, int threads, const void* src, void* dst) {
+  return with_view_rank(w, [&]<int A, bool Select>() { return make_scatter<T, A, Select>(w, threads, src, dst); });
+}
+
 template <class T, int A, int K, int O, bool PermOnly>
 runner make(const workload& w, int threads, const void* src, void* dst, bool contiguous) {
   return make_runner<T>(lv_case<T, A, K, O, PermOnly>(w), threads, src, dst, contiguous);
@@ -105,11 +137,9 @@ template <class T>
 runner make_typed(const workload& w, int threads, const void* src, void* dst, bool contiguous) {
   const std::size_t A = w.in.size(), K = w.view.size(), O = w.out.size();
   if (w.kind == workload::strided_gather) {
-    const bool sel = w.gather.select;
-    if (sel && A == 3) return make_runner<T>(lv_gather<T, 3, true>(w), threads, src, dst, contiguous);
-    if (sel && A == 2) return make_runner<T>(lv_gather<T, 2, true>(w), threads, src, dst, contiguous);
-    if (!sel && A == 2) return make_runner<T>(lv_gather<T, 2, false>(w), threads, src, dst, contiguous);
-    if (!sel && A == 3) return make_runner<T>(lv_gather<T, 3, false>(w), threads, src, dst, contiguous);
+    return with_view_rank(w, [&]<int R, bool Select>() {
+      return make_runner<T>(lv_gather<T, R, Select>(w), threads, src, dst, contiguous);
+    });
   } else if (w.kind == workload::permute_only) {
     switch (K) {
       case 2: return make<T, 2, 2, 2, true>(w, threads, src, dst, contiguous);
@@ -174,8 +204,10 @@ runner make_flux_static_typed(const workload& w, int threads, const void* src, v
 }  // namespace
 
 void add_lazyview_impls(std::vector<impl>& v) {
-  // contiguous() has no thread parameter (it always runs on the calling thread): t1 only.
-  v.push_back({"lazyview_contiguous", true, [](const workload&, int t) { return t == 1; },
+  // contiguous() has no thread parameter (it always runs on the calling thread): t1 only; and a
+  // scatter has none (its destination exists).
+  v.push_back({"lazyview_contiguous", true,
+               [](const workload& w, int t) { return t == 1 && w.kind != workload::strided_scatter; },
                [](const workload& w, int t, const void* src, void* dst) {
                  return dispatch_esize(w.esize, [&]<class T>(std::type_identity<T>) {
                    return make_typed<T>(w, t, src, dst, true);
@@ -183,6 +215,10 @@ void add_lazyview_impls(std::vector<impl>& v) {
                }});
   v.push_back({"lazyview_copy", true, [](const workload&, int) { return true; },
                [](const workload& w, int t, const void* src, void* dst) {
+                 if (w.kind == workload::strided_scatter)
+                   return dispatch_esize<true>(w.esize, [&]<class T>(std::type_identity<T>) {
+                     return make_scatter_typed<T>(w, t, src, dst);
+                   });
                  return dispatch_esize(w.esize, [&]<class T>(std::type_identity<T>) {
                    return make_typed<T>(w, t, src, dst, false);
                  });

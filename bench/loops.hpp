@@ -52,10 +52,12 @@ struct nest {
 
 /// The loop geometry of a workload: destination order (loop over the permuted sizes, gather
 /// from the source) or source order (loop over the view sizes, scatter into the destination).
-/// The source's first element is src + offset (elements; a gather's select index or slice start).
+/// The source's first element is src + offset (elements; a gather's select index or slice start),
+/// the destination's dst + dst_offset (a scatter's).
 struct loop_geometry {
   std::vector<index_t> n, ss, ds;
   index_t offset = 0;
+  index_t dst_offset = 0;
 };
 
 inline std::vector<index_t> row_major(const std::vector<index_t>& s) {
@@ -68,11 +70,13 @@ inline std::vector<index_t> row_major(const std::vector<index_t>& s) {
   return st;
 }
 
-/// The strided view of a gather workload as sizes (== w.out; (1, n) for a 1-D out, as the loops
-/// take ranks >= 2), source strides and offset, in elements: x.select(d, i) drops dim d and starts
-/// i * stride[d] in; x.slice(d, a, b, k) starts a * stride[d] in and multiplies stride[d] by k.
-inline loop_geometry gather_geometry(const workload& w) {
-  if (w.kind != workload::strided_gather) throw std::logic_error("gather_geometry of a workload that is no gather");
+/// The strided view of a gather or scatter workload over the contiguous tensor of sizes w.in as
+/// sizes (== w.out; (1, n) for a 1-D out, as the loops take ranks >= 2), strides (in ss) and offset,
+/// in elements: x.select(d, i) drops dim d and starts i * stride[d] in; x.slice(d, a, b, k) starts
+/// a * stride[d] in and multiplies stride[d] by k. ds is row-major over n.
+inline loop_geometry view_geometry(const workload& w) {
+  if (w.kind != workload::strided_gather && w.kind != workload::strided_scatter)
+    throw std::logic_error("view_geometry of a workload that is neither a gather nor a scatter");
   const auto d = static_cast<std::size_t>(w.gather.dim);
   loop_geometry g;
   g.n = w.in;
@@ -85,7 +89,7 @@ inline loop_geometry gather_geometry(const workload& w) {
     g.n[d] = (w.gather.end - w.gather.start + w.gather.step - 1) / w.gather.step;
     g.ss[d] *= w.gather.step;
   }
-  if (g.n != w.out) throw std::logic_error("gather_geometry: the view's sizes differ from the workload's out");
+  if (g.n != w.out) throw std::logic_error("view_geometry: the view's sizes differ from the workload's out");
   if (g.n.size() == 1) {  // a 1-D result (a 2-D source's select): one row
     g.n.insert(g.n.begin(), 1);
     g.ss.insert(g.ss.begin(), 0);
@@ -94,11 +98,32 @@ inline loop_geometry gather_geometry(const workload& w) {
   return g;
 }
 
+/// A gather's loop: the view (see view_geometry) read into a contiguous destination.
+inline loop_geometry gather_geometry(const workload& w) {
+  if (w.kind != workload::strided_gather) throw std::logic_error("gather_geometry of a workload that is no gather");
+  return view_geometry(w);
+}
+
+/// A scatter's loop: a contiguous source (sizes w.out) written into the view of the destination
+/// buffer (sizes w.in): view_geometry with the roles swapped (source row-major, destination strided).
+inline loop_geometry scatter_geometry(const workload& w) {
+  if (w.kind != workload::strided_scatter) throw std::logic_error("scatter_geometry of a workload that is no scatter");
+  loop_geometry g = view_geometry(w);
+  std::swap(g.ss, g.ds);
+  std::swap(g.offset, g.dst_offset);
+  return g;
+}
+
 inline loop_geometry geometry(const workload& w, bool dst_order) {
   if (w.kind == workload::strided_gather) {
     // A gather has one loop order: the source's elements are not contiguous to scatter from.
     if (!dst_order) throw std::logic_error("a gather has no source-order loop");
     return gather_geometry(w);
+  }
+  if (w.kind == workload::strided_scatter) {
+    // A scatter has one loop order too: the destination's elements are not contiguous to gather into.
+    if (dst_order) throw std::logic_error("a scatter has no destination-order loop");
+    return scatter_geometry(w);
   }
   const std::vector<index_t> P = w.permuted();
   const std::vector<index_t> vs = row_major(w.view), ps = row_major(P);
@@ -131,6 +156,7 @@ void run_nest(const loop_geometry& g, const T* src, T* dst, int threads) {
       break;
     }
   src += g.offset;
+  dst += g.dst_offset;
   if (sd < 0) {
     nest<T, K, DstOrder>{g.n.data(), g.ss.data(), g.ds.data(), 0, 0, g.n[0]}.template go<0>(src, dst);
     return;
@@ -173,6 +199,48 @@ void run_gather_rows(const loop_geometry& g, const T* src, T* dst, int threads) 
     index_t lo, hi;
     split(rows, i, n, lo, hi);
     gather_rows<T, K>(src, dst, row, cols, step, lo, hi);
+  });
+}
+
+/// A scatter from a contiguous (rows, cols) source as written by hand: d[r * row + j * K] = s[r][j] for
+/// rows [r0, r1), with the step K a compile-time constant (K == 0: the run-time `step`), the mirror of
+/// gather_rows; and, where Cols != 0, the row length a compile-time constant too, so that a short row
+/// is a run of Cols assignments (x[:, :3] = rgb of a last dim of 4: d[4r] = s[3r], d[4r+1] = s[3r+1],
+/// d[4r+2] = s[3r+2], what one writes by hand) rather than a loop of 3. d is the view's first element.
+template <class T, index_t K, index_t Cols>
+void scatter_rows(const T* __restrict s, T* __restrict d, index_t row, index_t cols, index_t step, index_t r0,
+                  index_t r1) {
+  const index_t k = K ? K : step;
+  const index_t c = Cols ? Cols : cols;
+  for (index_t r = r0; r < r1; ++r) {
+    const T* __restrict sr = s + r * c;
+    T* __restrict dr = d + r * row;
+    if constexpr (Cols != 0) {
+      [&]<std::size_t... J>(std::index_sequence<J...>) {
+        ((dr[static_cast<index_t>(J) * k] = sr[J]), ...);
+      }(std::make_index_sequence<static_cast<std::size_t>(Cols)>{});
+    } else {
+      for (index_t j = 0; j < c; ++j) dr[j * k] = sr[j];
+    }
+  }
+}
+
+/// Runs scatter_rows over a 2-D scatter's geometry (see scatter_geometry) on `threads` pool threads,
+/// rows split as run_gather_rows splits them (one thread below single_thread_bytes written).
+template <class T, index_t K, index_t Cols>
+void run_scatter_rows(const loop_geometry& g, const T* src, T* dst, int threads) {
+  const index_t rows = g.n[0], cols = g.n[1], row = g.ds[0], step = g.ds[1];
+  if (static_cast<std::size_t>(rows * cols) * sizeof(T) < single_thread_bytes || rows < threads) threads = 1;
+  src += g.offset;
+  dst += g.dst_offset;
+  if (threads <= 1) {
+    scatter_rows<T, K, Cols>(src, dst, row, cols, step, 0, rows);
+    return;
+  }
+  pool_run(threads, [&](int i, int n) {
+    index_t lo, hi;
+    split(rows, i, n, lo, hi);
+    scatter_rows<T, K, Cols>(src, dst, row, cols, step, lo, hi);
   });
 }
 

@@ -1,10 +1,11 @@
 // lazyview_bench: every workload x thread count x implementation, side by side, then the fold-cost
 // benchmarks. Names: <family>/<dtype>/<shape>/t<threads>/<implementation>.
-// Bytes processed = bytes read + bytes written, "read" counting only the elements actually read:
-// 2 x the destination's bytes (workload::dst_bytes(); a gather reads a fraction of its source), and
-// memcpy and the streaming copy move the destination's bytes. Every implementation except the memcpy
-// and streaming baselines is checked once against the reference loop (a mismatch is reported as an
-// error for that benchmark).
+// Bytes processed = bytes read + bytes written, both counting only the elements actually moved:
+// 2 x workload::moved_bytes() (a gather reads a fraction of its source, a scatter writes a fraction of
+// its destination), and memcpy and the streaming copy move those bytes. Every implementation except
+// the memcpy and streaming baselines is checked once against the reference loop (a mismatch is
+// reported as an error for that benchmark); a scatter's whole destination buffer is checked, so that
+// a write outside the view is an error too.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -198,18 +199,20 @@ std::vector<workload> vector_destinations() {
 }
 
 /// A strided gather of a contiguous source of sizes `in` (family slices): x.select(g.dim, g.start)
-/// or x.slice(g.dim, g.start, g.end, g.step). Name: sizes_select_DIM_INDEX or
-/// sizes_slice_DIM_START_END_STEP.
-workload gather_case(const char* dtype, const std::vector<index_t>& in, const workload::gather_op& g) {
+/// or x.slice(g.dim, g.start, g.end, g.step); or (kind strided_scatter, family scatters) a copy of a
+/// contiguous source of the view's sizes into that view of a destination buffer of sizes `in`. Name:
+/// sizes_select_DIM_INDEX or sizes_slice_DIM_START_END_STEP, sizes being `in`.
+workload gather_case(const char* dtype, const std::vector<index_t>& in, const workload::gather_op& g,
+                     workload::kind_t kind = workload::strided_gather) {
   const auto d = static_cast<std::size_t>(g.dim);
   if (g.dim < 0 || d >= in.size() || g.start < 0 || g.end > in[d] || g.start >= g.end || g.step < 1 ||
       (g.select && (g.end != g.start + 1 || g.step != 1)))
     throw std::logic_error("gather_case: needs 0 <= dim < rank, 0 <= start < end <= in[dim] and step >= 1");
   workload w;
-  w.family = "slices";
+  w.family = kind == workload::strided_scatter ? "scatters" : "slices";
   w.dtype = dtype;
   w.esize = esize_of(dtype);
-  w.kind = workload::strided_gather;
+  w.kind = kind;
   w.in = in;
   w.out = in;
   w.gather = g;
@@ -220,15 +223,16 @@ workload gather_case(const char* dtype, const std::vector<index_t>& in, const wo
     w.out[d] = (g.end - g.start + g.step - 1) / g.step;
     w.shape = join(in) + "_slice_" + join({g.dim, g.start, g.end, g.step}, "_");
   }
-  w.large = w.src_bytes() >= (std::size_t{32} << 20);
+  w.large = std::max(w.src_bytes(), w.dst_bytes()) >= (std::size_t{32} << 20);
   return w;
 }
-workload select_case(const char* dtype, const std::vector<index_t>& in, int dim, index_t i) {
-  return gather_case(dtype, in, {dim, true, i, i + 1, 1});
+workload select_case(const char* dtype, const std::vector<index_t>& in, int dim, index_t i,
+                     workload::kind_t kind = workload::strided_gather) {
+  return gather_case(dtype, in, {dim, true, i, i + 1, 1}, kind);
 }
 workload slice_case(const char* dtype, const std::vector<index_t>& in, int dim, index_t start, index_t end,
-                    index_t step) {
-  return gather_case(dtype, in, {dim, false, start, end, step});
+                    index_t step, workload::kind_t kind = workload::strided_gather) {
+  return gather_case(dtype, in, {dim, false, start, end, step}, kind);
 }
 
 /// Strided gathers into a contiguous tensor (the engine's strided plans and SIMD gather kernels):
@@ -249,6 +253,24 @@ std::vector<workload> slices() {
           slice_case("fp32", {1024, 3072}, 1, 0, 3072, 3),   // stride 3
           slice_case("u8", {1048576, 4}, 1, 0, 3, 1),        // RGBA to RGB
           slice_case("fp32", {262144, 4}, 1, 0, 3, 1)};      // xyzw to xyz
+}
+
+/// Strided scatters, the mirror of slices(): a contiguous source written into x.select(d, i) or
+/// x.slice(d, o, n, K) of a larger contiguous destination (sizes `in`), whose other elements stay
+/// as they were: one channel of an HWC image (u8 (1024,1024) into (1024,1024,3)), RoPE's write-back
+/// to x[..., ::2] and x[..., 1::2] (bf16 (4096,64) into (4096,128): 512 KiB read, one thread at t2
+/// too, as in slices), fp32 at stride 3, and three of every four elements (x[:, :3] = rgb of u8
+/// (1048576,4), RGBA's colours with alpha untouched; xyz into xyzw in fp32 and fp64). Sources of
+/// 512 KiB to 6 MiB, destinations of 1 to 12 MiB.
+std::vector<workload> scatters() {
+  constexpr auto S = workload::strided_scatter;
+  return {select_case("u8", {1024, 1024, 3}, 2, 1, S),         // one channel of an HWC image
+          slice_case("bf16", {4096, 128}, 1, 0, 128, 2, S),    // RoPE's x[..., ::2] = ...
+          slice_case("bf16", {4096, 128}, 1, 1, 128, 2, S),    // x[..., 1::2] = ...
+          slice_case("fp32", {1024, 3072}, 1, 0, 3072, 3, S),  // stride 3
+          slice_case("u8", {1048576, 4}, 1, 0, 3, 1, S),       // RGB into RGBA, alpha untouched
+          slice_case("fp32", {262144, 4}, 1, 0, 3, 1, S),      // xyz into xyzw
+          slice_case("fp64", {262144, 4}, 1, 0, 3, 1, S)};     // xyz into xyzw, double
 }
 
 /// Every case. The transposes: 4096x4096 fp32, and 1- and 2-byte transposes (image planes, int8
@@ -274,14 +296,50 @@ std::vector<workload> all_workloads() {
   for (auto& w : small_shapes()) v.push_back(w);
   for (auto& w : vector_destinations()) v.push_back(w);
   for (auto& w : slices()) v.push_back(w);
+  for (auto& w : scatters()) v.push_back(w);
   return v;
+}
+
+/// The bytes a scatter's destination buffer holds before each check (and the reference before the
+/// reference loop writes the view): a pattern unlike the source's (fill_pattern in common.cpp), whose
+/// bytes vary with their place, so that an element written outside the view, or one written from a
+/// misplaced source element, differs from what it held.
+void fill_guard(void* p, std::size_t bytes) {
+  auto* c = static_cast<unsigned char*>(p);
+  for (std::size_t i = 0; i < bytes; ++i) c[i] = static_cast<unsigned char>(0xA5u ^ ((i * 13u + (i >> 8)) & 0xFFu));
+}
+
+/// Whether element e of a scatter's destination buffer (row-major over w.in) lies in the view.
+bool in_view(const workload& w, index_t e) {
+  const auto d = static_cast<std::size_t>(w.gather.dim);
+  index_t inner = 1;
+  for (std::size_t i = d + 1; i < w.in.size(); ++i) inner *= w.in[i];
+  const index_t k = e / inner % w.in[d];
+  if (w.gather.select) return k == w.gather.start;
+  return k >= w.gather.start && k < w.gather.end && (k - w.gather.start) % w.gather.step == 0;
+}
+
+/// Compares a scatter's destination buffer o with the reference (both dst_bytes()): nullptr when equal,
+/// else what the first differing element says (in the view: a wrong value; outside: a write outside it).
+const char* scatter_mismatch(const workload& w, const void* o, const void* ref) {
+  if (std::memcmp(o, ref, w.dst_bytes()) == 0) return nullptr;
+  const auto* a = static_cast<const char*>(o);
+  const auto* r = static_cast<const char*>(ref);
+  const auto es = static_cast<std::size_t>(w.esize);
+  for (index_t e = 0; e < w.numel(); ++e) {
+    const std::size_t at = static_cast<std::size_t>(e) * es;
+    if (std::memcmp(a + at, r + at, es) != 0)
+      return in_view(w, e) ? "output differs from the reference loop"
+                           : "wrote outside the view (an element outside it lost its pattern)";
+  }
+  return "output differs from the reference loop";
 }
 
 void run_case(benchmark::State& st, const std::string& name, const workload& w, int threads, const impl& im) {
   static std::set<std::string> verified;
-  // The destination's bytes: what is written, and (counting only the elements actually read) read.
-  const std::size_t bytes = w.dst_bytes();
-  case_buffers& b = buffers_for(std::max(w.src_bytes(), bytes) + w.dst_offset);
+  // The bytes moved: what is read and what is written, counting only the elements actually moved.
+  const std::size_t bytes = w.moved_bytes();
+  case_buffers& b = buffers_for(std::max(w.src_bytes(), w.dst_bytes()) + w.dst_offset);
   char* const dst = static_cast<char*>(b.dst.p) + (im.name == "stream_copy" ? 0 : w.dst_offset);
   runner r;
   try {
@@ -301,17 +359,27 @@ void run_case(benchmark::State& st, const std::string& name, const workload& w, 
     benchmark::DoNotOptimize(o);
     benchmark::ClobberMemory();
   }
-  // Bytes read + bytes written, read counting only the elements read: 2 x the destination's bytes.
+  // Bytes read + bytes written, counting only the elements moved: 2 x moved_bytes().
   st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) * 2 * static_cast<std::int64_t>(bytes));
   if (im.verify && verified.insert(name).second) {
+    const bool scatter = w.kind == workload::strided_scatter;
     if (b.ref_owner != w.id()) {
       try {
+        if (scatter) fill_guard(b.ref.p, w.dst_bytes());  // the reference loop writes the view only
         reference_loop(w, b.src.p, b.ref.p);
       } catch (const std::exception& e) {  // a rank the loops lack: an error for this case, not the run's end
         st.SkipWithError((std::string("no reference loop: ") + e.what()).c_str());
         return;
       }
       b.ref_owner = w.id();
+    }
+    if (scatter) {
+      // The whole destination buffer: the view against the reference loop's values, the rest against
+      // the pattern it held before the call.
+      fill_guard(dst, w.dst_bytes());
+      const void* o = r();
+      if (const char* what = scatter_mismatch(w, o, b.ref.p)) st.SkipWithError(what);
+      return;
     }
     std::memset(dst, 0xA5, bytes);
     const void* o = r();

@@ -8,6 +8,10 @@
 // the last dim d (chip(i, d) for another), x.slice(d, a, b, k) is in.stride(S) (S = 1 but S[d] = k)
 // where it spans the dim from 0, else in.slice(offsets, extents).stride(S); assigned to a TensorMap
 // over the output.
+// Strided scatters (scatters; `eigen` only): the same expressions over a TensorMap of the whole
+// destination buffer, as lvalues, assigned a TensorMap over the source: out.chip<d>(i) = in,
+// out.stride(S) = in, out.slice(offsets, extents).stride(S) = in, or out.slice(offsets, extents) = in
+// where the step is 1 (x[:, :3] = ...: a plain slice, as Eigen users write it).
 // Two threads: out.device(ThreadPoolDevice) = ...
 #define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/Tensor>
@@ -74,9 +78,10 @@ runner make(const workload& w, int threads, const void* src, void* dst) {
   }
 }
 
-/// out = e, on the pool's device when there is one.
+/// out = e (out a TensorMap, or an assignable expression of one: a chip, a slice, a stride), on the
+/// pool's device when there is one.
 template <class Out, class E>
-void eval_into(Out& out, const E& e, const std::shared_ptr<device_holder>& dev) {
+void eval_into(Out&& out, const E& e, const std::shared_ptr<device_holder>& dev) {
   if (dev)
     out.device(dev->dev) = e;
   else
@@ -122,15 +127,57 @@ runner make_gather(const workload& w, int threads, const void* src, void* dst) {
   }
 }
 
+/// A strided scatter into an A-D RowMajor TensorMap over the destination buffer (see the header
+/// comment). The expression is built in the timed call, as the other Eigen cases build theirs.
+template <class T, int A, bool Select>
+runner make_scatter(const workload& w, int threads, const void* src, void* dst) {
+  constexpr int O = Select ? A - 1 : A;
+  using In = Eigen::TensorMap<Eigen::Tensor<const T, O, Eigen::RowMajor>>;
+  using Out = Eigen::TensorMap<Eigen::Tensor<T, A, Eigen::RowMajor>>;
+  In in(static_cast<const T*>(src), dsizes<O>(w.out));
+  Out out(static_cast<T*>(dst), dsizes<A>(w.in));
+  std::shared_ptr<device_holder> dev;
+  if (threads > 1) dev = std::make_shared<device_holder>(threads);
+  const workload::gather_op g = w.gather;
+  const auto outs = dsizes<A>(w.in);
+  if constexpr (Select) {
+    return [in, out, g, dev, dst]() mutable -> const void* {
+      if (g.dim == A - 1)
+        eval_into(out.template chip<A - 1>(g.start), in, dev);
+      else
+        eval_into(out.chip(g.start, g.dim), in, dev);
+      return dst;
+    };
+  } else {
+    Eigen::DSizes<Eigen::Index, A> strides, offsets, extents = outs;
+    for (int i = 0; i < A; ++i) strides[i] = 1, offsets[i] = 0;
+    strides[g.dim] = g.step;
+    offsets[g.dim] = g.start;
+    extents[g.dim] = g.end - g.start;
+    // stride() keeps ceil(size / step) elements of a dim: x.slice(d, a, b, k)'s count of [a, b).
+    const bool whole = g.start == 0 && g.end == outs[g.dim], unit = g.step == 1;
+    return [in, out, strides, offsets, extents, whole, unit, dev, dst]() mutable -> const void* {
+      if (unit)
+        eval_into(out.slice(offsets, extents), in, dev);
+      else if (whole)
+        eval_into(out.stride(strides), in, dev);
+      else
+        eval_into(out.slice(offsets, extents).stride(strides), in, dev);
+      return dst;
+    };
+  }
+}
+
+template <class T>
+runner make_scatter_typed(const workload& w, int threads, const void* src, void* dst) {
+  return with_view_rank(w, [&]<int A, bool Select>() { return make_scatter<T, A, Select>(w, threads, src, dst); });
+}
+
 template <class T>
 runner make_typed(const workload& w, int threads, const void* src, void* dst, bool shuffle_only) {
   const std::size_t A = w.in.size(), K = w.view.size(), O = w.out.size();
   if (w.kind == workload::strided_gather) {
-    const bool sel = w.gather.select;
-    if (sel && A == 3) return make_gather<T, 3, true>(w, threads, src, dst);
-    if (sel && A == 2) return make_gather<T, 2, true>(w, threads, src, dst);
-    if (!sel && A == 2) return make_gather<T, 2, false>(w, threads, src, dst);
-    if (!sel && A == 3) return make_gather<T, 3, false>(w, threads, src, dst);
+    return with_view_rank(w, [&]<int R, bool Select>() { return make_gather<T, R, Select>(w, threads, src, dst); });
   } else if (w.kind == workload::permute_only || shuffle_only) {
     switch (K) {
       case 2: return make<T, 2, 2, 2, true>(w, threads, src, dst);
@@ -153,6 +200,10 @@ runner make_typed(const workload& w, int threads, const void* src, void* dst, bo
 void add_eigen_impls(std::vector<impl>& v) {
   v.push_back({"eigen", true, [](const workload&, int) { return true; },
                [](const workload& w, int t, const void* src, void* dst) {
+                 if (w.kind == workload::strided_scatter)
+                   return dispatch_esize<true>(w.esize, [&]<class T>(std::type_identity<T>) {
+                     return make_scatter_typed<T>(w, t, src, dst);
+                   });
                  return dispatch_esize(w.esize, [&]<class T>(std::type_identity<T>) {
                    return make_typed<T>(w, t, src, dst, false);
                  });

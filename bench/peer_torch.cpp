@@ -5,7 +5,9 @@
 //   torch_copy:     out.view(permuted sizes).copy_(x.view(V).permute(P))  into the preallocated buffer
 // Strided gathers (slices): torch_reshape is x.select(d, i).contiguous() or x.slice(d, a, b, k).contiguous(),
 // torch_copy is out.copy_(x.select(d, i)) or out.copy_(x.slice(d, a, b, k)).
-// bf16 cases use at::kBFloat16 over the same uint16_t storage, u8 cases at::kByte.
+// Strided scatters (scatters): torch_copy is out.select(d, i).copy_(x) or out.slice(d, a, b, k).copy_(x),
+// out over the whole destination buffer; torch_reshape has none (a scatter writes an existing tensor).
+// bf16 cases use at::kBFloat16 over the same uint16_t storage, u8 cases at::kByte, fp64 at::kDouble.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
@@ -24,6 +26,7 @@ at::ScalarType scalar_type(int esize) {
     case 4: return at::kFloat;
     case 2: return at::kBFloat16;
     case 1: return at::kByte;
+    case 8: return at::kDouble;
     default: throw std::runtime_error("no LibTorch dtype for " + std::to_string(esize) + "-byte elements");
   }
 }
@@ -36,6 +39,16 @@ at::Tensor gathered(const at::Tensor& x, const workload::gather_op& g) {
 runner make(const workload& w, int threads, const void* src, void* dst, bool copy) {
   at::set_num_threads(threads);
   const auto opts = at::TensorOptions().dtype(scalar_type(w.esize));
+  if (w.kind == workload::strided_scatter) {
+    if (!copy) throw std::logic_error("torch_reshape has no scatter");
+    const at::Tensor x = at::from_blob(const_cast<void*>(src), w.out, opts);
+    at::Tensor y = at::from_blob(dst, w.in, opts);
+    const workload::gather_op g = w.gather;
+    return [x, y, g, dst]() mutable -> const void* {
+      gathered(y, g).copy_(x);
+      return dst;
+    };
+  }
   const at::Tensor x = at::from_blob(const_cast<void*>(src), w.in, opts);
   if (w.kind == workload::strided_gather) {
     const workload::gather_op g = w.gather;
@@ -77,7 +90,7 @@ runner make(const workload& w, int threads, const void* src, void* dst, bool cop
 }  // namespace
 
 void add_torch_impls(std::vector<impl>& v) {
-  v.push_back({"torch_reshape", true, [](const workload&, int) { return true; },
+  v.push_back({"torch_reshape", true, [](const workload& w, int) { return w.kind != workload::strided_scatter; },
                [](const workload& w, int t, const void* src, void* dst) { return make(w, t, src, dst, false); }});
   v.push_back({"torch_copy", true, [](const workload&, int) { return true; },
                [](const workload& w, int t, const void* src, void* dst) { return make(w, t, src, dst, true); }});

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Turns lazyview_bench's JSON output into docs/benchmarks.md and docs/benchmarks.png.
 
-Every number is the median over the benchmark repetitions. GB/s counts bytes read + bytes written, "read"
-counting only the elements read: twice the destination's bytes (a strided gather reads a part of its source).
+Every number is the median over the benchmark repetitions. GB/s counts bytes read + bytes written, both
+counting only the elements moved: twice the destination's bytes (a strided gather reads a part of its
+source), or for a strided scatter twice the source's bytes (it writes a part of its destination).
 "ratio" is an implementation's GB/s over the best of memcpy and the streaming copy of the same bytes
 on the same number of threads (1.00 = as fast as copying the bytes contiguously).
 
@@ -34,24 +35,25 @@ DTYPES = OrderedDict([
     ("fp32", ""),
     ("bf16", "uint16_t storage; LibTorch uses kBFloat16"),
     ("u8", "uint8_t storage; LibTorch uses kByte"),
+    ("fp64", "double storage; LibTorch uses kDouble; the scatters family only"),
 ])
 LOOPS = ("loop", "loop_srcorder", "loop_flux_literal2")
 
 IMPL_NOTES = OrderedDict([
-    ("memcpy", "`std::memcpy` of the destination's bytes (2 threads: two halves on a persistent pool whose workers wait "
+    ("memcpy", "`std::memcpy` of the bytes moved, the destination's (a strided scatter's: the source's) (2 threads: two halves on a persistent pool whose workers wait "
                "between calls as lazyview's do, a 100 us spin before sleeping; below 1 MiB one thread, as lazyview does)"),
     ("stream_copy", "non-temporal stores of the same bytes (AVX-512/AVX/SSE2 `stream` intrinsics), same split"),
-    ("loop", "plain nested loop, run-time sizes, destination order (gather); 2 threads split the first dim with >= 2 iterations on the same pool (below 1 MiB one thread); strided gathers: a 2-D loop `d[r][j] = s[r*row + j*K]` with the step K a compile-time constant, rows split the same way"),
-    ("loop_srcorder", "the same loop in source order (scatter; not for strided gathers, which have one order)"),
+    ("loop", "plain nested loop, run-time sizes, destination order (gather); 2 threads split the first dim with >= 2 iterations on the same pool (below 1 MiB one thread); strided gathers: a 2-D loop `d[r][j] = s[r*row + j*K]` with the step K a compile-time constant, rows split the same way; strided scatters: the mirror `d[r*row + o + j*K] = s[r][j]`, and rows of 3 into cells of 4 (`x[:, :3] = ...`) as three assignments a cell"),
+    ("loop_srcorder", "the same loop in source order (scatter; not for strided gathers and scatters, which have one order)"),
     ("loop_flux_literal2", "FLUX only: the hand-written 6-deep loop of examples/flux_demo.cpp (literal 2s, source order)"),
-    ("lazyview_contiguous", "`x.view(..).permute(..).reshape(..).contiguous()` (strided gathers: `x.select(..).contiguous()`, `x.slice(..).contiguous()`): a new tensor per call (no thread parameter: t1 only)"),
-    ("lazyview_copy", "`lazyview::copy(chain, from_blob(out, {...}), threads{t})` into the preallocated buffer, dynamic extents; chain built in the timed call (strided gathers: `from_blob(x, {...}).select(d,i)` or `.slice(d,a,b,k)`)"),
+    ("lazyview_contiguous", "`x.view(..).permute(..).reshape(..).contiguous()` (strided gathers: `x.select(..).contiguous()`, `x.slice(..).contiguous()`; none for strided scatters, which write an existing tensor): a new tensor per call (no thread parameter: t1 only)"),
+    ("lazyview_copy", "`lazyview::copy(chain, from_blob(out, {...}), threads{t})` into the preallocated buffer, dynamic extents; chain built in the timed call (strided gathers: `from_blob(x, {...}).select(d,i)` or `.slice(d,a,b,k)`; strided scatters: `copy(from_blob(x, {...}), from_blob(out, {...}).select(d,i) or .slice(d,a,b,k), threads{t})`)"),
     ("lazyview_copy_static", "the same with static extents (`from_blob<B,C,H,W>(p).view<...>().permute<...>().reshape<...>()`)"),
-    ("torch_reshape", "LibTorch 1.13 `x.view(..).permute(..).reshape(..)` (a new tensor per call; plain permutations: `permute(..).contiguous()`; strided gathers: `x.select(..).contiguous()`, `x.slice(..).contiguous()`), `at::set_num_threads(t)`"),
-    ("torch_copy", "LibTorch `out.view(..).copy_(x.view(..).permute(..))` into the preallocated buffer (strided gathers: `out.copy_(x.select(..))`, `out.copy_(x.slice(..))`)"),
-    ("eigen", "Eigen 3.4 Tensor, RowMajor: `out = in.reshape(V).shuffle(P).reshape(O)` into a TensorMap (plain permutations: `in.shuffle(P)`; strided gathers: `in.chip<d>(i)`, `in.stride(S)` or `in.slice(offsets, extents).stride(S)`); 2 threads: `ThreadPoolDevice`"),
+    ("torch_reshape", "LibTorch 1.13 `x.view(..).permute(..).reshape(..)` (a new tensor per call; plain permutations: `permute(..).contiguous()`; strided gathers: `x.select(..).contiguous()`, `x.slice(..).contiguous()`; none for strided scatters), `at::set_num_threads(t)`"),
+    ("torch_copy", "LibTorch `out.view(..).copy_(x.view(..).permute(..))` into the preallocated buffer (strided gathers: `out.copy_(x.select(..))`, `out.copy_(x.slice(..))`; strided scatters: `out.select(..).copy_(x)`, `out.slice(..).copy_(x)`)"),
+    ("eigen", "Eigen 3.4 Tensor, RowMajor: `out = in.reshape(V).shuffle(P).reshape(O)` into a TensorMap (plain permutations: `in.shuffle(P)`; strided gathers: `in.chip<d>(i)`, `in.stride(S)` or `in.slice(offsets, extents).stride(S)`; strided scatters: the same of `out` as lvalues, `out.chip<d>(i) = in`, `out.stride(S) = in`, `out.slice(offsets, extents) = in` at step 1); 2 threads: `ThreadPoolDevice`"),
     ("eigen_shuffle", "Eigen: `shuffle(P)` of a K-D TensorMap into a K-D TensorMap (no lazy reshape: how Eigen users write it for speed)"),
-    ("xtensor", "xtensor 0.24: `noalias(out) = reshape_view(transpose(reshape_view(in, V), P), O)` (strided gathers: `xt::view(in, xt::all(), .., i)` or `xt::view(in, xt::all(), xt::range(a, b, k))`) (single-threaded: t1 only)"),
+    ("xtensor", "xtensor 0.24: `noalias(out) = reshape_view(transpose(reshape_view(in, V), P), O)` (strided gathers: `xt::view(in, xt::all(), .., i)` or `xt::view(in, xt::all(), xt::range(a, b, k))`; strided scatters: `noalias(xt::view(out, ..)) = in`) (single-threaded: t1 only)"),
     ("xtensor_transpose", "xtensor: `transpose(P)` of a K-D adaptor into a K-D adaptor (no lazy reshape)"),
 ])
 
@@ -273,9 +275,9 @@ def main():
       "the **median** of the repetitions, and the tables give **ratios** to the best of memcpy and a "
       "streaming copy of the same bytes on the same thread count, measured side by side in the same run, "
       "rather than lone times (with random interleaving, every case's repetitions are spread over the "
-      "whole run, among its baselines'). GB/s counts bytes read + bytes written, read counting only the elements "
-      "read: twice the destination's bytes, which is also what `memcpy` and `stream_copy` copy (a strided gather "
-      "reads a part of its source).")
+      "whole run, among its baselines'). GB/s counts bytes read + bytes written, both counting only the elements "
+      "moved: twice the destination's bytes (a strided gather reads a part of its source), or for a strided scatter "
+      "twice the source's bytes (it writes a part of its destination); `memcpy` and `stream_copy` copy those bytes.")
     w("")
     w(f"Command: `{a.command}`" + (f"; lazyview headers at {a.revision}." if a.revision else ""))
     w("")
@@ -304,6 +306,7 @@ def main():
         ("vector", "Into a `std::vector`: FLUX pack and unpack (4,16,256,256) and the 4096x4096 fp32 transpose into a destination 16 bytes past a cache line, where glibc puts a large allocation, so that every destination row starts 16 bytes into a line (`stream_copy`, the limit, still writes from a line start)"),
         ("runs", "Long runs in either loop order: `x.permute(P)` keeping a run contiguous on both sides (68 bytes to 2.6 KiB; fp32 but one bf16), about 16 MiB each, in source order (scattered writes) or destination order (`order_runs` in `eval/make_engine_plan.hpp`), as the comments in `bench/main.cpp` (`run_orders`) say"),
         ("slices", "Strided gathers: `x.slice(d,o,n,K)` and `x.select(2,c)` into a contiguous tensor: a channel of an HWC image (u8 (1024,1024,3) and (1024,1024,4)), RoPE's `x[..., ::2]` and `x[..., 1::2]` (bf16 (4096,128): 512 KiB written, one thread at t2 too), fp32 (2048,2047) at stride 2 (rows that do not coalesce) and (1024,3072) at stride 3, and the first three of every four elements (`x[:, :3]` of u8 (1048576,4), RGBA to RGB, and fp32 (262144,4), xyzw to xyz); name = sizes_select_D_I or sizes_slice_D_START_END_STEP. GB/s counts the destination's bytes twice (the elements read and written), and `memcpy`/`stream_copy` copy the destination's bytes; the fair peer is `loop`, the plain loop with the step a compile-time constant"),
+        ("scatters", "Strided scatters, the mirror of the slices: a contiguous tensor copied into `out.select(d,i)` or `out.slice(d,o,n,K)` of a larger contiguous destination (name = the destination's sizes_select_D_I or sizes_slice_D_START_END_STEP), whose elements outside the view must keep their values (checked for every implementation against a pattern written before the check): one channel of an HWC image (u8 (1024,1024) into (1024,1024,3)), RoPE's write-back to `x[..., ::2]` and `x[..., 1::2]` (bf16 (4096,64) into (4096,128): 512 KiB read, one thread at t2 too), fp32 (1024,1024) into (1024,3072) at stride 3, and three of every four elements (`x[:, :3] = ...` of u8 (1048576,4), RGB into RGBA with alpha untouched, and of fp32 and fp64 (262144,4), xyz into xyzw). GB/s counts the source's bytes twice (the elements read and written), and `memcpy`/`stream_copy` copy the source's bytes; `lazyview_contiguous` and `torch_reshape` do not apply (—); the fair peer is `loop`, the plain loop with the step a compile-time constant (three assignments a cell for the rows of 3)"),
     ])
     for fam, title in titles.items():
         keys = fam_keys.get(fam)
