@@ -1,9 +1,10 @@
 // Rows gathered at a constant source stride of K = 2, 3 or 4 elements into a unit-stride
 // destination (x.slice(d, o, n, K), u8 (H,W,3).select(2,c); kernels::gather_row where the target
 // has byte shuffles, move_row elsewhere): every element size gathered (1, 2 and 4 bytes) and two
-// that are not (8, 3), lengths on both sides of each step (32 and 16 bytes of destination) and
-// of the tail, one long loop and rows apart, split over threads. The source ends at the last
-// element read, before an unmapped page, so a step that reads its window past that faults.
+// that are not (8, four to a store with a row's last four overlapping the step before, and 3),
+// lengths on both sides of each step (32 and 16 bytes of destination) and of the tail, one long
+// loop and rows apart, split over threads. The source ends at the last element read, before an
+// unmapped page, so a step that reads its window past that faults.
 #include "eval_common.hpp"
 
 #include <boost/mpl/list.hpp>
