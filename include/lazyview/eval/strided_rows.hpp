@@ -36,11 +36,12 @@ namespace kernels {
 // 8-byte elements into a destination row went out as four 8-byte stores a step, where gcc
 // vectorises the plain loop into one 32-byte store of four (two 8-byte loads into each half), and
 // the row's last n % 4 one by one: FLUX unpack (1,5,22,22) fp32 ran at 0.82 of bench/'s literal
-// loop. Callgrind, 1000 dynamic copies, whole process: (1,5,22,22) 11.38 -> 10.77 M
-// instructions, (1,7,14,14) 9.31 -> 8.98 M; bench/ab against the build before, 5 rounds of 3
-// repetitions (2-core Zen 3 VM, AVX2), paired speed-up 1.19x (1.03-1.24x), the ratio to the
-// literal loop 0.82 -> 0.96; (1,7,14,14) 1.02x (0.80-1.07x), 0.91 -> 0.93, the call's fixed
-// cost (building and folding the chain, about 60 ns) the rest of its gap.
+// loop. Callgrind, 1000 dynamic copies, whole process: (1,5,22,22) 11.38 -> 10.98 M
+// instructions, (1,7,14,14) 9.31 -> 9.15 M; bench/ab of the first form (loads through a double*,
+// 10.77 and 8.98 M) against the build before, 5 rounds of 3 repetitions (2-core Zen 3 VM, AVX2),
+// paired speed-up 1.19x (1.03-1.24x), the ratio to the literal loop 0.82 -> 0.96; (1,7,14,14)
+// 1.02x (0.80-1.07x), 0.91 -> 0.93, the call's fixed cost (building and folding the chain, about
+// 60 ns) the rest of its gap.
 template <int E>
 inline void move_row(const char* s, char* d, const byte_loop& in) {
   const index_t ss = in.ss, ds = in.ds, ss2 = 2 * ss, ds2 = 2 * ds, ss3 = 3 * ss, ds3 = 3 * ds;
@@ -48,16 +49,19 @@ inline void move_row(const char* s, char* d, const byte_loop& in) {
 #if defined(__SSE2__)
   if constexpr (E == 8) {
     if (ds == 8 && i >= 4) {
-      const auto four = [ss, ss2](const char* x, char* y) {
-        const auto pair = [ss](const char* z) {
-          return _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(z))),
-                                               reinterpret_cast<const double*>(z + ss)));
+      // each element read as a long long through memcpy (any alignment: FLUX's fp32 pairs lie 4
+      // bytes off 8); g++ 12 makes vmovq, vpinsrq and vinserti128 of them, as of its own loop
+      const auto four = [ss, ss2, ss3](const char* x, char* y) {
+        const auto at = [](const char* z) {
+          long long v;
+          std::memcpy(&v, z, 8);
+          return v;
         };
 #if defined(__AVX2__)
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), _mm256_set_m128i(pair(x + ss2), pair(x)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), _mm256_set_epi64x(at(x + ss3), at(x + ss2), at(x + ss), at(x)));
 #else
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(y), pair(x));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(y + 16), pair(x + ss2));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(y), _mm_set_epi64x(at(x + ss), at(x)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(y + 16), _mm_set_epi64x(at(x + ss3), at(x + ss2)));
 #endif
       };
       const char* const s_last = s + (i - 4) * ss;
