@@ -108,6 +108,35 @@ BOOST_AUTO_TEST_CASE(small_results_are_neither_advised_nor_kept) {
 #endif
 }
 
+// Small blocks are aligned by hand inside larger ordinary ones (eval/storage.hpp): each must be
+// 64-byte aligned, hold all of its bytes apart from every other block's, and go back whole (the
+// wrong address given back makes glibc's free abort).
+BOOST_AUTO_TEST_CASE(small_blocks_are_aligned_disjoint_and_freed_whole) {
+  std::vector<std::size_t> sizes;
+  for (std::size_t n = 1; n <= 200; ++n) sizes.push_back(n);
+  for (std::size_t n : {255u, 256u, 257u, 4095u, 4096u, 65537u}) sizes.push_back(n);
+  sizes.push_back(lv::large_block_threshold - 1);
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::pair<unsigned char*, std::size_t>> blocks;
+    for (std::size_t n : sizes) {
+      std::size_t cap = 0;
+      auto* const p = static_cast<unsigned char*>(lv::allocate_storage(n, &cap));
+      BOOST_TEST(cap == n);
+      BOOST_TEST(address(p) % 64 == 0u, n << " bytes at " << static_cast<const void*>(p));
+      blocks.emplace_back(p, cap);
+    }
+    auto pattern = [](std::size_t b, std::size_t k) { return static_cast<unsigned char>(b * 37 + k * 11 + 1); };
+    for (std::size_t b = 0; b < blocks.size(); ++b)
+      for (std::size_t k = 0; k < blocks[b].second; ++k) blocks[b].first[k] = pattern(b, k);
+    std::size_t wrong = 0;
+    for (std::size_t b = 0; b < blocks.size(); ++b)
+      for (std::size_t k = 0; k < blocks[b].second; ++k) wrong += blocks[b].first[k] != pattern(b, k);
+    BOOST_TEST(wrong == 0u);
+    for (std::size_t b = round; b < blocks.size(); b += 2) lv::release_storage(blocks[b].first, blocks[b].second);
+    for (std::size_t b = 1 - round; b < blocks.size(); b += 2) lv::release_storage(blocks[b].first, blocks[b].second);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_freed_block_serves_the_next_tensor_of_its_size) {
   lv::release_cached_storage();
   const void* first = nullptr;
