@@ -7,6 +7,7 @@
 
 #include <lazyview/lazyview.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <fstream>
@@ -53,6 +54,11 @@ bool kernel_has_thp() {
 using bytes1 = lv::tensor<std::uint8_t, 1>;
 bytes1 block_of(std::size_t n) {
   return bytes1(std::array<index_t, 1>{static_cast<index_t>(n)}, bytes1::uninitialized{});
+}
+
+template <class T, int R>
+bool same_values(const lv::tensor<T, R>& a, const lv::tensor<T, R>& b) {
+  return a.sizes() == b.sizes() && std::equal(a.data(), a.data() + a.numel(), b.data());
 }
 
 }  // namespace
@@ -135,6 +141,51 @@ BOOST_AUTO_TEST_CASE(small_blocks_are_aligned_disjoint_and_freed_whole) {
     for (std::size_t b = round; b < blocks.size(); b += 2) lv::release_storage(blocks[b].first, blocks[b].second);
     for (std::size_t b = 1 - round; b < blocks.size(); b += 2) lv::release_storage(blocks[b].first, blocks[b].second);
   }
+}
+
+// contiguous(threads{n}) writes what contiguous() writes, with the work split as copy(...,
+// threads{n}) splits it: past single_thread_bytes the pool runs the job on n threads.
+BOOST_AUTO_TEST_CASE(contiguous_runs_on_the_threads_it_is_given) {
+  auto& pool = lv::detail::thread_pool::instance();
+  BOOST_TEST(pool.size() < 2u);  // no job in this module asked for 3 threads before this one
+  // FLUX pack fp32 (2,16,128,128): 2 MiB, dynamic and static
+  constexpr index_t B = 2, C = 16, H = 128, W = 128;
+  std::vector<float> x(static_cast<std::size_t>(B * C * H * W));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  BOOST_TEST(static_cast<index_t>(x.size() * sizeof(float)) > lv::single_thread_bytes);
+  const auto dyn = lv::from_blob(x.data(), std::array<index_t, 4>{B, C, H, W})
+                       .view(B, C, H / 2, 2, W / 2, 2)
+                       .permute(0, 2, 4, 1, 3, 5)
+                       .reshape(B, (H / 2) * (W / 2), C * 4);
+  const auto sta = lv::from_blob<B, C, H, W>(x.data())
+                       .view<B, C, H / 2, 2, W / 2, 2>()
+                       .permute<0, 2, 4, 1, 3, 5>()
+                       .reshape<B, (H / 2) * (W / 2), C * 4>();
+  const auto want = dyn.contiguous();
+  // element (b, h * 64 + w, c * 4 + i * 2 + j) is x[b][c][2h + i][2w + j]
+  int wrong = 0;
+  for (index_t b = 0; b < B; ++b)
+    for (index_t h = 0; h < H / 2; ++h)
+      for (index_t c = 0; c < C; ++c)
+        for (index_t k = 0; k < 4; ++k) {
+          const index_t w = (h * 7 + c) % (W / 2);
+          const float v = x[static_cast<std::size_t>(((b * C + c) * H + 2 * h + k / 2) * W + 2 * w + k % 2)];
+          wrong += want.data()[(b * (H / 2) * (W / 2) + h * (W / 2) + w) * C * 4 + c * 4 + k] != v;
+        }
+  BOOST_TEST(wrong == 0);
+  BOOST_TEST(same_values(sta.contiguous(lv::threads{3}), want));
+  BOOST_TEST(pool.size() >= 2u, "static chain: threads{3} ran on " << pool.size() + 1 << " threads");
+  BOOST_TEST(same_values(dyn.contiguous(lv::threads{4}), want));
+  BOOST_TEST(pool.size() >= 3u, "dynamic chain: threads{4} ran on " << pool.size() + 1 << " threads");
+  for (unsigned n : {1u, 2u, 0u}) {
+    BOOST_TEST(same_values(dyn.contiguous(lv::threads{n}), want), "dynamic, threads{" << n << "}");
+    BOOST_TEST(same_values(sta.contiguous(lv::threads{n}), want), "static, threads{" << n << "}");
+  }
+  // a chain that stays a view, and one under single_thread_bytes (runs on the caller alone)
+  const auto t = lv::from_blob(x.data(), std::array<index_t, 2>{512, 1024}).t();
+  BOOST_TEST(same_values(t.contiguous(lv::threads{3}), t.contiguous()));
+  const auto small = lv::from_blob(x.data(), std::array<index_t, 3>{8, 16, 12}).permute(2, 0, 1);
+  BOOST_TEST(same_values(small.contiguous(lv::threads{3}), small.contiguous()));
 }
 
 BOOST_AUTO_TEST_CASE(a_freed_block_serves_the_next_tensor_of_its_size) {

@@ -224,7 +224,7 @@ void copy(const Src& src_expr, Dst&& dst_expr, threads th = {}) {
         "write into a view instead");
   if (detail::overlaps(sf, src.base(), df, dst.base())) {
     // A copy through a view into the same memory: read everything first, then write.
-    const auto staged = evaluate_contiguous(src);
+    const auto staged = evaluate_contiguous(src, th);
     const auto ref = staged.ref();
     detail::execute(fold(ref), staged.data(), df, dst.base(), th);
     return;
@@ -246,18 +246,24 @@ void copy(const Src& src_expr, Dst&& dst_expr, threads th = {}) {
   }
 }
 
-/// contiguous(): a new owning row-major tensor holding e's values.
+/// contiguous(th): a new owning row-major tensor holding e's values, written on th's threads.
 template <class E>
-tensor<std::remove_const_t<typename E::value_type>, E::rank> evaluate_contiguous(const E& e) {
+tensor<std::remove_const_t<typename E::value_type>, E::rank> evaluate_contiguous(const E& e, threads th) {
   using T = std::remove_const_t<typename E::value_type>;
   decltype(auto) shown = shown_of(e);  // the sizes without folding the physical side
   tensor<T, E::rank> out(shown.sizes, typename tensor<T, E::rank>::uninitialized{});
   if constexpr (E::is_static) {
-    if (!shown.empty) detail::run_static_plan<detail::static_contiguous_plan_v<E>>(detail::static_physical_v<E>, e.base(), out.data(), threads{1});
+    if (!shown.empty) detail::run_static_plan<detail::static_contiguous_plan_v<E>>(detail::static_physical_v<E>, e.base(), out.data(), th);
   } else {
-    copy(e, out.ref(), threads{1});  // through the plan memo; a fresh buffer overlaps nothing
+    copy(e, out.ref(), th);  // through the plan memo; a fresh buffer overlaps nothing
   }
   return out;
+}
+
+/// contiguous(): on the calling thread.
+template <class E>
+tensor<std::remove_const_t<typename E::value_type>, E::rank> evaluate_contiguous(const E& e) {
+  return evaluate_contiguous(e, threads{1});
 }
 
 }  // namespace lazyview

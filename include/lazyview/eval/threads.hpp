@@ -63,6 +63,12 @@ class thread_pool {
     done_cv_.wait(lk, [&] { return pending_ == 0; });
   }
 
+  /// Workers started so far: the most threads a job has asked for, less its caller.
+  std::size_t size() {
+    std::lock_guard<std::mutex> serial(job_mutex_);
+    return workers_.size();
+  }
+
   ~thread_pool() {
     {
       std::lock_guard<std::mutex> lk(m_);

@@ -4,6 +4,7 @@
 // Every op checks its arguments eagerly: a static chain at compile time (diag/), a dynamic one
 // by applying its rule to its child's shown state and throwing PyTorch's error.
 #include <array>
+#include <concepts>
 #include <type_traits>
 #include <utility>
 
@@ -14,10 +15,13 @@ namespace lazyview {
 
 template <class T, int R>
 class tensor;
+struct threads;
 
-/// Evaluates e into a new owning row-major tensor (eval/copy.hpp).
+/// Evaluates e into a new owning row-major tensor, on th's threads (eval/copy.hpp).
 template <class E>
 tensor<std::remove_const_t<typename E::value_type>, E::rank> evaluate_contiguous(const E& e);
+template <class E>
+tensor<std::remove_const_t<typename E::value_type>, E::rank> evaluate_contiguous(const E& e, threads th);
 
 /// An owning tensor (chains over it must start from an lvalue).
 template <class E>
@@ -316,8 +320,14 @@ struct expr_ops {
     return e.base()[element_offset(s, idx)];
   }
 
-  /// Evaluates into a new owning row-major tensor (64-byte aligned).
+  /// Evaluates into a new owning row-major tensor (64-byte aligned), on the calling thread, or
+  /// split over threads{n} as copy() splits it (n = 0: the hardware's threads).
   auto contiguous() const { return evaluate_contiguous(start()); }
+  // (a template: threads is eval/threads.hpp's, incomplete here)
+  template <std::same_as<threads> Th>
+  auto contiguous(Th th) const {
+    return evaluate_contiguous(start(), th);
+  }
 };
 
 #undef LAZYVIEW_NO_TEMPORARY
