@@ -670,6 +670,45 @@ BOOST_AUTO_TEST_CASE(static_chains_either_side_of_the_nest_threshold)
     check(std::int16_t{}, integral_constant<index_t, 16>{}, integral_constant<index_t, 64>{}, integral_constant<index_t, 32>{}, false);
 }
 
+BOOST_AUTO_TEST_CASE(static_nests_move_runs_whole)
+{
+    // A static nest moves an innermost loop contiguous on both sides as one memcpy (copy.hpp's
+    // static_nest): (A,B,R).permute(1,0,2) with runs of R = 1 to 7 elements of 1, 2, 4 and 8
+    // bytes, a contiguous copy that is one run, and each into a wider static destination narrowed
+    // to R along its last dim, whose other elements keep their values; against the dynamic chain.
+    auto check = [&]<class T, index_t A, index_t B, index_t R>(T, std::integral_constant<index_t, A>,
+                                                              std::integral_constant<index_t, B>,
+                                                              std::integral_constant<index_t, R>) {
+        auto src = make_buffer<T>(A * B * R);
+        auto sta = lv::from_blob<A, B, R>(src.data()).template permute<1, 0, 2>();
+        auto dyn = lv::from_blob(src.data(), {A, B, R}).permute(1, 0, 2);
+        BOOST_TEST_CONTEXT(sizeof(T) << "-byte (" << A << "," << B << "," << R << ")")
+        {
+            BOOST_TEST((lv::detail::static_nest_runs_v<lv::detail::static_contiguous_plan_v<decltype(sta)>, T>));
+            auto const want = dyn.contiguous();
+            auto const got = sta.contiguous();
+            BOOST_TEST(std::equal(want.data(), want.data() + want.numel(), got.data()));
+            auto const whole = lv::from_blob<A, B * R>(src.data()).contiguous();
+            BOOST_TEST(std::equal(whole.data(), whole.data() + A * B * R, src.data()));
+            T const sentinel = value_at<T>(-3);
+            std::vector<T> a(static_cast<std::size_t>(B * A * (R + 2)), sentinel), b(a);
+            lv::copy(sta, lv::from_blob<B, A, R + 2>(a.data()).narrow(lv::c<2>, lv::c<1>, lv::c<R>));
+            lv::copy(dyn, lv::from_blob(b.data(), {B, A, R + 2}).narrow(2, 1, R));
+            BOOST_TEST(a == b);
+            BOOST_TEST(a[static_cast<std::size_t>(R + 1)] == sentinel);
+        }
+    };
+    using std::integral_constant;
+    using I = index_t;
+    check(std::int8_t{}, integral_constant<I, 5>{}, integral_constant<I, 3>{}, integral_constant<I, 7>{});
+    check(std::int16_t{}, integral_constant<I, 4>{}, integral_constant<I, 6>{}, integral_constant<I, 3>{});
+    check(float{}, integral_constant<I, 7>{}, integral_constant<I, 5>{}, integral_constant<I, 1>{});
+    check(float{}, integral_constant<I, 3>{}, integral_constant<I, 11>{}, integral_constant<I, 2>{});
+    check(float{}, integral_constant<I, 6>{}, integral_constant<I, 4>{}, integral_constant<I, 5>{});
+    check(double{}, integral_constant<I, 2>{}, integral_constant<I, 9>{}, integral_constant<I, 4>{});
+    check(double{}, integral_constant<I, 13>{}, integral_constant<I, 1>{}, integral_constant<I, 6>{});
+}
+
 BOOST_AUTO_TEST_CASE(copy_size_mismatch)
 {
     std::vector<float> a(6), b(6);
