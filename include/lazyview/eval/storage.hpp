@@ -81,7 +81,9 @@ namespace detail {
 /// 720 of the 2750 instructions of contiguous() of FLUX pack (1,3,6,6) fp32 (callgrind).
 /// Under AddressSanitizer blocks are exact (aligned operator new), so that a kernel writing past
 /// a result's end is reported, not lost in the slack; define LAZYVIEW_EXACT_SMALL_BLOCKS to 1 to
-/// have them so elsewhere (or to 0 to align by hand under the sanitizer too).
+/// have them so elsewhere (or to 0 to align by hand under the sanitizer too). Every translation
+/// unit that allocates or frees a tensor's memory must agree on it (a block is freed as it was
+/// allocated).
 #ifndef LAZYVIEW_EXACT_SMALL_BLOCKS
 #if defined(__SANITIZE_ADDRESS__)
 #define LAZYVIEW_EXACT_SMALL_BLOCKS 1
