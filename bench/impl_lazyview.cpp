@@ -86,14 +86,9 @@ runner make_runner(const Case& c, int threads, const void* src, void* dst, bool 
   if (contiguous) {
     using R = decltype(c.chain(s).contiguous());
     auto hold = std::make_shared<std::optional<R>>();
-    if (threads == 1)  // the plain call, as users write it
-      return [c, s, hold]() -> const void* {
-        hold->reset();  // as `auto t = e.contiguous();` in a loop: the previous result is gone
-        hold->emplace(c.chain(s).contiguous());
-        return (*hold)->data();
-      };
+    // (contiguous() is contiguous(threads{1}))
     return [c, s, hold, th]() -> const void* {
-      hold->reset();
+      hold->reset();  // as `auto t = e.contiguous();` in a loop: the previous result is gone
       hold->emplace(c.chain(s).contiguous(th));
       return (*hold)->data();
     };
