@@ -44,6 +44,12 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
     return;
   }
   const index_t ahead = run_prefetch_distance(p);
+  const index_t nt_head = scattered_runs(p) ? 64 : 32;  // see copy_nt
+  if (p.kind == engine_plan::run && p.nouter > 0 && p.units_per_outer() == 1) {
+    kernels::run_rows(p, s, d, idx, first, last, ahead, nt_head);
+    if (p.nt) kernels::store_fence();
+    return;
+  }
   const bool rows_ahead = prefetch_rows(p);
   const index_t src_ahead = transpose_prefetch_distance(p);
   const bool lines = line_tiles(p) || p.nt_rows, ask_next = prefetch_next_unit(p);
@@ -51,7 +57,6 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   // A run of more than 64 bytes cut into elements (run_element) moves as 64-byte moves, the last
   // overlapping: one element at a time it ran below the bench's plain loop (kernels::strided_runs).
   const index_t cut_run = cut_run_bytes(p);
-  const index_t nt_head = scattered_runs(p) ? 64 : 32;  // see copy_nt
   // nt_rows: a line per row of the widest chunk of B (kernels::line_carry; at most 511 rows,
   // too many for the stack of every call). Without it, rows' ends go plainly.
   std::unique_ptr<char[]> carry_rows;

@@ -548,7 +548,7 @@ inline void copy_nt(const char* s, char* d, index_t n, index_t head = 32) {
     std::memcpy(d, s, static_cast<std::size_t>(n));
     return;
   }
-  std::memcpy(d, s, static_cast<std::size_t>(i));
+  if (i != 0) std::memcpy(d, s, static_cast<std::size_t>(i));  // (else a call per aligned run)
   for (; i + 128 <= n; i += 128) {
     nt_vector v[128 / nt_bytes];
     LAZYVIEW_UNROLL
@@ -572,11 +572,18 @@ inline void copy_nt_blocks(const char* s, char* d, index_t n) {
   for (index_t i = 0; i < n; i += nt_bytes) nt_store(d + i, nt_load(s + i));
 #endif
 }
+/// copy_nt of a run that starts and ends on 32-byte boundaries of d (16 without AVX): streaming
+/// stores throughout, with no head, tail or call (see kernels::run_rows).
+/// @pre d and n multiples of 32.
+LAZYVIEW_ALWAYS_INLINE inline void copy_nt_whole(const char* s, char* d, index_t n) {
+  for (index_t i = 0; i < n; i += nt_bytes) nt_store(d + i, nt_load(s + i));
+}
 inline void store_fence() { _mm_sfence(); }
 inline constexpr bool have_nt = true;
 #else
 inline void copy_nt(const char* s, char* d, index_t n, index_t = 32) { std::memcpy(d, s, static_cast<std::size_t>(n)); }
 inline void copy_nt_blocks(const char* s, char* d, index_t n) { std::memcpy(d, s, static_cast<std::size_t>(n)); }
+inline void copy_nt_whole(const char* s, char* d, index_t n) { std::memcpy(d, s, static_cast<std::size_t>(n)); }
 inline void store_fence() {}
 inline constexpr bool have_nt = false;
 #endif
