@@ -495,9 +495,10 @@ BOOST_AUTO_TEST_CASE(streaming_runs_gathered) {
 
 // Runs of 256 bytes (wide_element_run_bytes), a loop of four 64-byte elements in place, stream as
 // runs past the threshold where they start on a line: (300,220,64).permute(1,0,2) int32 (16.9 MB)
-// in source order (copy_nt), (32,2048,64).permute(1,0,2) (16.8 MB) gathered in destination
-// order (2048 runs open in source order against 32). One element off a line, they gather under
-// zen and keep the strided plan under intel.
+// in source order (copy_nt); (32,2048,64).permute(1,0,2) (16.8 MB), which order_runs leaves in
+// destination order (2048 runs open in source order against 32), in source order too under zen
+// (32 source streams, long_runs_by_source), gathered in destination order under intel. One
+// element off a line, they gather under zen and keep the strided plan under intel.
 BOOST_AUTO_TEST_CASE(streaming_runs_of_wide_elements) {
   std::vector<float> in(1);
   tensor<float, 1> out({64});
@@ -512,7 +513,11 @@ BOOST_AUTO_TEST_CASE(streaming_runs_of_wide_elements) {
       if (kernels::have_nt && reinterpret_cast<std::uintptr_t>(out.data()) % 32 == 0) {
         BOOST_TEST((a.kind == engine_plan::run && a.run_bytes == 256 && a.nt && !a.gather));
         BOOST_TEST((a.nouter == 2 && a.outer[1].ss == 256 && a.outer[1].ds == 300 * 256));
-        BOOST_TEST((b.kind == engine_plan::run && b.run_bytes == 256 && b.nt && b.gather));
+        if (t == tuning::zen)
+          BOOST_TEST((b.kind == engine_plan::run && b.run_bytes == 256 && b.nt && !b.gather && b.nouter == 2 &&
+                      b.outer[0].n == 32 && b.outer[1].ss == 256 && b.outer[1].ds == 32 * 256));
+        else
+          BOOST_TEST((b.kind == engine_plan::run && b.run_bytes == 256 && b.nt && b.gather));
       } else {
         BOOST_TEST((a.kind == engine_plan::strided && !a.nt && b.kind == engine_plan::strided && !b.nt));
       }
@@ -536,20 +541,44 @@ BOOST_AUTO_TEST_CASE(streaming_runs_of_wide_elements) {
   check_streamed_permute<3>({32, 2048, 64}, {1, 0, 2}, "(32,2048,64).permute(1,0,2)", run_or_strided, std::int32_t{});
 }
 
+// Runs of 256 bytes to gather_max_run_bytes in destination order that are whole lines on lines
+// stream in source order under zen from more than 16 source streams (long_runs_by_source), and
+// gather from fewer or off lines: (24,2048,80).permute(1,0,2) fp32 (320-byte runs, 24 streams),
+// (4,6,1823,96).permute(2,0,1,3) (384, 24 streams in two loops), (16,1024,256) (1 KiB, 16 streams);
+// values on 1 and 2 threads, on a line and one element off.
+BOOST_AUTO_TEST_CASE(streaming_long_runs_by_source) {
+  tuning_scope const zen{tuning::zen};
+  const auto by_source = [](index_t run, bool source) {
+    return [run, source](const engine_plan& p, index_t shift) {
+      if (!kernels::have_nt) return !p.nt;
+      if (shift != 0 || !source) return p.kind == engine_plan::run && p.run_bytes == run && p.nt && p.gather;
+      bool ordered = true;
+      for (int k = 1; k < p.nouter; ++k) ordered = ordered && p.outer[k - 1].ss > p.outer[k].ss;
+      return p.kind == engine_plan::run && p.run_bytes == run && p.nt && !p.gather && ordered;
+    };
+  };
+  check_streamed_permute<3>({24, 2048, 80}, {1, 0, 2}, "(24,2048,80).permute(1,0,2)", by_source(320, true), float{});
+  check_streamed_permute<4>({4, 6, 1823, 96}, {2, 0, 1, 3}, "(4,6,1823,96).permute(2,0,1,3)", by_source(384, true),
+                            float{});
+  check_streamed_permute<3>({16, 1024, 256}, {1, 0, 2}, "(16,1024,256).permute(1,0,2)", by_source(1024, false), float{});
+}
+
 // Runs of 65 to 255 bytes, a loop of elements in place (128 bytes: two of 64; 68: 17 of 4), stream
 // as gathered runs past the threshold under zen where order_runs left them in source order:
 // (600,220,32).permute(1,0,2) and (1000,220,17).permute(1,0,2) fp32 (16.9 and 15.0 MB), aligned
 // or not. In destination order ((64,2048,32).permute(1,0,2): 2048 runs open in source order
-// against 64) they stream in blocks of 16 rows of source order where they are whole lines on
-// lines (block_source_order); there off lines, and under intel, they keep the strided plan, whose runs move as 64-byte moves
-// (kernels::strided_runs): values in place too, in cache, for runs of 68, 96, 100, 140, 160 and
-// 256 bytes of 1-, 2-, 4- and 8-byte elements, and on 1 and 2 threads.
+// against 64), where they are whole lines on lines, they stream in destination order from up to
+// 16 source rows and in source order from more (order_line_runs); off lines, and under intel,
+// they keep the strided plan, whose runs move as 64-byte moves (kernels::strided_runs): values in
+// place too, in cache, for runs of 68, 96, 100, 140, 160 and 256 bytes of 1-, 2-, 4- and 8-byte
+// elements, and on 1 and 2 threads.
 BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
   std::vector<float> in(1);
   tensor<float, 1> out({64});
   const auto src_order = from_blob(in.data(), {600, 220, 32}).permute(1, 0, 2);
   const auto odd_run = from_blob(in.data(), {1000, 220, 17}).permute(1, 0, 2);
   const auto dst_order = from_blob(in.data(), {64, 2048, 32}).permute(1, 0, 2);
+  const auto few_rows = from_blob(in.data(), {16, 8192, 32}).permute(1, 0, 2);
   const engine_plan strided = plan_of(src_order, 4);
   BOOST_TEST((strided.kind == engine_plan::strided && strided.elem == 64 && strided.inner.n == 2));
   BOOST_TEST((plan_of(odd_run, 4).kind == engine_plan::strided && plan_of(odd_run, 4).elem == 4));
@@ -564,15 +593,23 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
         } else {
           BOOST_TEST((a.kind == engine_plan::strided && !a.nt && b.kind == engine_plan::strided && !b.nt));
         }
-        // destination order: streamed in blocks of source order where the runs start on lines
-        // (block_source_order), under the zen tunings; else in place
+        // destination order from 64 source rows: streamed in source order where the runs start
+        // on lines (order_line_runs), under the zen tunings; else in place
         const engine_plan c = streaming_plan(dst_order, d, th);
         if (t == tuning::zen && kernels::have_nt && d == out.data())
-          BOOST_TEST((c.kind == engine_plan::run && c.run_bytes == 128 && c.nt && !c.gather && c.nouter == 3 &&
-                      c.outer[0].n == 128 && c.outer[1].n == 64 && c.outer[2].n == 16 && c.outer[2].ss == 128 &&
-                      c.outer[2].ds == 64 * 128));
+          BOOST_TEST((c.kind == engine_plan::run && c.run_bytes == 128 && c.nt && !c.gather && c.nouter == 2 &&
+                      c.outer[0].n == 64 && c.outer[0].ss == 2048 * 128 && c.outer[0].ds == 128 &&
+                      c.outer[1].n == 2048 && c.outer[1].ss == 128 && c.outer[1].ds == 64 * 128));
         else
           BOOST_TEST((c.kind == engine_plan::strided && !c.nt));
+        // from 16 source rows: streamed in destination order
+        const engine_plan f = streaming_plan(few_rows, d, th);
+        if (t == tuning::zen && kernels::have_nt && d == out.data())
+          BOOST_TEST((f.kind == engine_plan::run && f.run_bytes == 128 && f.nt && !f.gather && f.nouter == 2 &&
+                      f.outer[0].n == 8192 && f.outer[0].ss == 128 && f.outer[0].ds == 16 * 128 &&
+                      f.outer[1].n == 16 && f.outer[1].ss == 8192 * 128 && f.outer[1].ds == 128));
+        else
+          BOOST_TEST((f.kind == engine_plan::strided && !f.nt));
       }
   }
   tuning_scope const zen{tuning::zen};
@@ -585,20 +622,42 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
   check_streamed_permute<3>({600, 220, 32}, {1, 0, 2}, "(600,220,32).permute(1,0,2)", gathered(128), std::int32_t{});
   check_streamed_permute<3>({1000, 220, 17}, {1, 0, 2}, "(1000,220,17).permute(1,0,2)", gathered(68), std::int32_t{});
   const auto in_place = [](const engine_plan& p) { return p.kind == engine_plan::strided && !p.nt; };
-  // blocks of 16 rows of source order, runs on lines (shift 0), else in place
-  const auto blocked = [](index_t run) {
-    return [run](const engine_plan& p, index_t shift) {
+  // runs on lines (shift 0) from more than 16 source rows: streamed in source order; from 16 or
+  // fewer, in destination order; else in place. Source rows 2056 and 5501 runs long, 24 rows
+  // (streams), 4-D (two loops of streams, 4 x 4 and 4 x 5 of them), 2 and 3 threads too (copies
+  // that start mid-row, kernels::run_rows).
+  const auto streamed = [](index_t run, bool src_order) {
+    return [run, src_order](const engine_plan& p, index_t shift) {
       if (shift != 0 || !kernels::have_nt) return p.kind == engine_plan::strided && !p.nt;
-      return p.kind == engine_plan::run && p.run_bytes == run && p.nt && !p.gather && p.nouter == 3 &&
-             p.outer[2].n == source_order_block && p.outer[2].ss == run;
+      bool ordered = true;
+      for (int k = 1; k < p.nouter; ++k)
+        ordered = ordered && (src_order ? p.outer[k - 1].ss > p.outer[k].ss : p.outer[k - 1].ds > p.outer[k].ds);
+      return p.kind == engine_plan::run && p.run_bytes == run && p.nt && !p.gather && ordered;
     };
   };
-  check_streamed_permute<3>({64, 2048, 32}, {1, 0, 2}, "(64,2048,32).permute(1,0,2)", blocked(128), std::int32_t{});
-  check_streamed_permute<3>({64, 2048, 48}, {1, 0, 2}, "(64,2048,48).permute(1,0,2)", blocked(192), std::int32_t{});
-  check_streamed_permute<3>({64, 2048, 64}, {1, 0, 2}, "(64,2048,64).permute(1,0,2)", blocked(128), std::uint16_t{});
-  // fewer than source_order_min_rows source rows, or rows that do not divide into blocks: in place
-  check_streamed_permute<3>({16, 8192, 32}, {1, 0, 2}, "(16,8192,32).permute(1,0,2)", in_place, std::int32_t{});
-  check_streamed_permute<3>({64, 2056, 32}, {1, 0, 2}, "(64,2056,32).permute(1,0,2)", in_place, std::int32_t{});
+  check_streamed_permute<3>({64, 2048, 32}, {1, 0, 2}, "(64,2048,32).permute(1,0,2)", streamed(128, true), std::int32_t{});
+  check_streamed_permute<3>({64, 2048, 48}, {1, 0, 2}, "(64,2048,48).permute(1,0,2)", streamed(192, true), std::int32_t{});
+  check_streamed_permute<3>({64, 2048, 64}, {1, 0, 2}, "(64,2048,64).permute(1,0,2)", streamed(128, true), std::uint16_t{});
+  check_streamed_permute<3>({64, 2056, 32}, {1, 0, 2}, "(64,2056,32).permute(1,0,2)", streamed(128, true), std::int32_t{});
+  check_streamed_permute<3>({24, 5501, 32}, {1, 0, 2}, "(24,5501,32).permute(1,0,2)", streamed(128, true), std::int32_t{});
+  check_streamed_permute<4>({4, 5, 6600, 32}, {2, 0, 1, 3}, "(4,5,6600,32).permute(2,0,1,3)", streamed(128, true), float{});
+  check_streamed_permute<3>({16, 8192, 32}, {1, 0, 2}, "(16,8192,32).permute(1,0,2)", streamed(128, false), std::int32_t{});
+  check_streamed_permute<3>({12, 10923, 48}, {1, 0, 2}, "(12,10923,48).permute(1,0,2)", streamed(192, false), float{});
+  check_streamed_permute<4>({4, 4, 8200, 32}, {2, 0, 1, 3}, "(4,4,8200,32).permute(2,0,1,3)", streamed(128, false), float{});
+  // 3 threads: ranges that start and end mid-row, in both orders
+  std::vector<float> x(16 * 8192 * 32), y(x.size() + 32), want(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  float* const at = y.data() + (64 - reinterpret_cast<std::uintptr_t>(y.data()) % 64) / 4;
+  for (const index_t rows : {16, 64}) {
+    const index_t cols = 16 * 8192 / rows;
+    for (index_t i = 0; i < rows; ++i)
+      for (index_t j = 0; j < cols; ++j) std::copy_n(x.begin() + (i * cols + j) * 32, 32, want.begin() + (j * rows + i) * 32);
+    std::fill(y.begin(), y.end(), -1.0f);
+    copy(from_blob(static_cast<const float*>(x.data()), {rows, cols, 32}).permute(1, 0, 2), from_blob(at, {cols, rows, 32}),
+         threads{3});
+    BOOST_TEST(std::equal(want.begin(), want.end(), at), "(" << rows << "," << cols << ",32).permute(1,0,2), 3 threads");
+    BOOST_TEST((at[-1] == -1.0f && at[x.size()] == -1.0f));
+  }
   check_streamed_permute<3>({40, 50, 17}, {1, 0, 2}, "(40,50,17).permute(1,0,2)", in_place, std::int32_t{});
   check_streamed_permute<3>({30, 41, 24}, {1, 0, 2}, "(30,41,24).permute(1,0,2)", in_place, float{});
   check_streamed_permute<4>({9, 5, 13, 100}, {2, 0, 1, 3}, "(9,5,13,100).permute(2,0,1,3)", in_place, std::uint8_t{});

@@ -8,8 +8,8 @@
 #include <cstdint>
 
 #include "aliased_rows.hpp"
-#include "blocked_runs.hpp"
 #include "engine_plan.hpp"
+#include "line_runs.hpp"
 #include "make_engine_plan.hpp"  // wide_element_runs, as_streamed_runs
 #include "narrow.hpp"
 #include "odd_rows.hpp"
@@ -441,7 +441,8 @@ inline bool in_destination_order(const engine_plan& e) {
 /// (0.43 -> 0.56), (1000,220,17) 0.23 -> 0.27 (0.35 -> 0.33); where it had left them in
 /// destination order already, gathered and in place ran alike, in place a little ahead on one
 /// thread: paired speed-ups (48,4096,20) 0.84x (1.03x), (64,2048,32) 0.98x (1.10x), bf16
-/// (64,2048,64) 1.08x (1.19x). So those stay in place. The plain loop ran at 0.20-0.34 (0.32-0.65).
+/// (64,2048,64) 1.08x (1.19x). So those stay in place, unless they are whole lines on lines
+/// (order_line_runs). The plain loop ran at 0.20-0.34 (0.32-0.65).
 /// `threshold`: streaming_threshold_of(e, dst, nthreads), which use_streaming_stores reads too;
 /// `nthreads`: the threads the copy runs on. These rules take the groups as make_engine_plan grew
 /// them; use_streaming_stores then widens A where they leave rows too short.
@@ -454,9 +455,9 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
     engine_plan r = e;
     as_streamed_runs(r);
     if (r.run_bytes < wide_element_run_bytes && in_destination_order(r)) {
-      // (blocks of source order where the runs are whole lines on lines: block_source_order)
+      // (whole lines on lines: in destination or source order, order_line_runs)
       if (kernels::have_nt && dst_bytes >= streaming_threshold_of(r, dst, nthreads) && lines_aligned(r, dst, 64) &&
-          block_source_order(r)) {
+          order_line_runs(r)) {
         r.nt = true;
         e = r;
       }
@@ -471,6 +472,11 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
   const bool aligned = lines_aligned(e, dst, e.kind == engine_plan::transpose ? 64 : 32);
   if (e.kind == engine_plan::run) {
     e.nt = aligned && e.run_bytes >= 256;
+    if (e.nt && e.run_bytes <= gather_max_run_bytes && in_destination_order(e) && lines_aligned(e, dst, 64) &&
+        long_runs_by_source(e)) {
+      to_source_order(e);
+      return;
+    }
     const bool intel_in_place = e.tune == tuning::intel && !e.nt && e.run_bytes < intel_in_place_run_bytes;
     if (e.nouter > 0 && e.run_bytes <= gather_max_run_bytes && !intel_in_place) {
       byte_loop by_dst[max_loops];
