@@ -46,7 +46,8 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   const index_t ahead = run_prefetch_distance(p);
   const index_t nt_head = scattered_runs(p) ? 64 : 32;  // see copy_nt
   if (p.kind == engine_plan::run && p.nouter > 0 && p.units_per_outer() == 1) {
-    kernels::run_rows(p, s, d, idx, first, last, ahead, nt_head);
+    const bool whole = p.nt && p.run_bytes % nt_head == 0 && lines_aligned(p, dst, nt_head);
+    kernels::run_rows(p, s, d, idx, first, last, ahead, nt_head, whole);
     if (p.nt) kernels::store_fence();
     return;
   }

@@ -455,7 +455,9 @@ inline index_t aligned_head(const engine_plan& p, const char* row0, index_t E, i
 /// Runs [first, last) of a run plan whose units are whole runs (run_pieces 1), from s and d at
 /// run `first` (idx: its outer indices): the innermost outer loop's runs one after another in a
 /// loop of their own, the loops above stepped once a row. nt: by copy_nt (head: its boundary),
-/// else by memcpy, asking `ahead` bytes on for the lines it will write (run_prefetch_distance).
+/// else by memcpy, asking `ahead` bytes on for the lines it will write (run_prefetch_distance);
+/// `whole`: nt, and every run starts and ends on a `head` boundary, so each streams whole as copy_nt
+/// would stream it, without its call and its head and tail (60 of its instructions a 128-byte run).
 /// Example: 128-byte runs, outer loops (2048,64):(128,256 Ki):(8 Ki,128): 2048 rows of 64 runs,
 /// 256 KiB apart in the source and back to back in the destination.
 // Through run_engine's loop of units, each run also paid the switch on the plan's kind, the piece
@@ -463,20 +465,15 @@ inline index_t aligned_head(const engine_plan& p, const char* row0, index_t E, i
 // order, 124 instructions a 128-byte run, where a plain loop of copy_nt calls took 60, and ran at
 // about half its pace (15 against 30 GB/s, 1 thread, 2-core Zen 3 VM).
 inline void run_rows(const engine_plan& p, const char* s, char* d, index_t* idx, index_t first, index_t last,
-                     index_t ahead, index_t head) {
+                     index_t ahead, index_t head, bool whole) {
   const index_t R = p.run_bytes;
   const int m = p.nouter - 1;
   const byte_loop in = p.outer[m];
-  // every run starts and ends on a `head` boundary (32 or 64): each streams whole, as copy_nt
-  // would stream it, without its call and its head and tail (60 of its instructions a 128-byte run)
-  auto bits = reinterpret_cast<std::uintptr_t>(d) | static_cast<std::uintptr_t>(R);
-  for (int k = 0; k <= m; ++k) bits |= static_cast<std::uintptr_t>(p.outer[k].ds);
-  const bool whole = (bits & static_cast<std::uintptr_t>(head - 1)) == 0;
   for (index_t u = first;;) {
     const index_t i0 = idx[m], count = std::min(in.n - i0, last - u);
     const char* rs = s;
     char* rd = d;
-    if (p.nt && whole) {
+    if (whole) {
       for (index_t i = 0; i < count; ++i, rs += in.ss, rd += in.ds) copy_nt_whole(rs, rd, R);
     } else if (p.nt) {
       for (index_t i = 0; i < count; ++i, rs += in.ss, rd += in.ds) copy_nt(rs, rd, R, head);
