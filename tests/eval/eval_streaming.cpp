@@ -53,6 +53,18 @@ std::size_t pack_mismatches(const T* x, const T* y, index_t B, index_t C, index_
   return bad;
 }
 
+/// Whether p's outer loops go by strictly decreasing source strides (source order), or
+/// destination strides. Strict, unlike the library's in_destination_order, so that a plan left
+/// with two loops of one stride in either order fails.
+bool strictly_ordered(const engine_plan& p, bool by_source) {
+  for (int k = 1; k < p.nouter; ++k) {
+    const byte_loop& a = p.outer[k - 1];
+    const byte_loop& b = p.outer[k];
+    if (by_source ? a.ss <= b.ss : a.ds <= b.ds) return false;
+  }
+  return true;
+}
+
 /// (R, C) transposed into a fresh tensor past the threshold: the buffered streaming transpose,
 /// with a last block of A narrower than the rest and a B count that is no multiple of a block.
 template <class T>
@@ -552,15 +564,14 @@ BOOST_AUTO_TEST_CASE(streaming_long_runs_by_source) {
     return [run, source](const engine_plan& p, index_t shift) {
       if (!kernels::have_nt) return !p.nt;
       if (shift != 0 || !source) return p.kind == engine_plan::run && p.run_bytes == run && p.nt && p.gather;
-      bool ordered = true;
-      for (int k = 1; k < p.nouter; ++k) ordered = ordered && p.outer[k - 1].ss > p.outer[k].ss;
-      return p.kind == engine_plan::run && p.run_bytes == run && p.nt && !p.gather && ordered;
+      return p.kind == engine_plan::run && p.run_bytes == run && p.nt && !p.gather && strictly_ordered(p, true);
     };
   };
   check_streamed_permute<3>({24, 2048, 80}, {1, 0, 2}, "(24,2048,80).permute(1,0,2)", by_source(320, true), float{});
   check_streamed_permute<4>({4, 6, 1823, 96}, {2, 0, 1, 3}, "(4,6,1823,96).permute(2,0,1,3)", by_source(384, true),
                             float{});
-  check_streamed_permute<3>({16, 1024, 256}, {1, 0, 2}, "(16,1024,256).permute(1,0,2)", by_source(1024, false), float{});
+  check_streamed_permute<3>({16, 1024, 256}, {1, 0, 2}, "(16,1024,256).permute(1,0,2)",
+                            by_source(1024, false), float{});
 }
 
 // Runs of 65 to 255 bytes, a loop of elements in place (128 bytes: two of 64; 68: 17 of 4), stream
@@ -629,21 +640,26 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
   const auto streamed = [](index_t run, bool src_order) {
     return [run, src_order](const engine_plan& p, index_t shift) {
       if (shift != 0 || !kernels::have_nt) return p.kind == engine_plan::strided && !p.nt;
-      bool ordered = true;
-      for (int k = 1; k < p.nouter; ++k)
-        ordered = ordered && (src_order ? p.outer[k - 1].ss > p.outer[k].ss : p.outer[k - 1].ds > p.outer[k].ds);
-      return p.kind == engine_plan::run && p.run_bytes == run && p.nt && !p.gather && ordered;
+      return p.kind == engine_plan::run && p.run_bytes == run && p.nt && !p.gather && strictly_ordered(p, src_order);
     };
   };
-  check_streamed_permute<3>({64, 2048, 32}, {1, 0, 2}, "(64,2048,32).permute(1,0,2)", streamed(128, true), std::int32_t{});
-  check_streamed_permute<3>({64, 2048, 48}, {1, 0, 2}, "(64,2048,48).permute(1,0,2)", streamed(192, true), std::int32_t{});
-  check_streamed_permute<3>({64, 2048, 64}, {1, 0, 2}, "(64,2048,64).permute(1,0,2)", streamed(128, true), std::uint16_t{});
-  check_streamed_permute<3>({64, 2056, 32}, {1, 0, 2}, "(64,2056,32).permute(1,0,2)", streamed(128, true), std::int32_t{});
-  check_streamed_permute<3>({24, 5501, 32}, {1, 0, 2}, "(24,5501,32).permute(1,0,2)", streamed(128, true), std::int32_t{});
-  check_streamed_permute<4>({4, 5, 6600, 32}, {2, 0, 1, 3}, "(4,5,6600,32).permute(2,0,1,3)", streamed(128, true), float{});
-  check_streamed_permute<3>({16, 8192, 32}, {1, 0, 2}, "(16,8192,32).permute(1,0,2)", streamed(128, false), std::int32_t{});
+  check_streamed_permute<3>({64, 2048, 32}, {1, 0, 2}, "(64,2048,32).permute(1,0,2)",
+                            streamed(128, true), std::int32_t{});
+  check_streamed_permute<3>({64, 2048, 48}, {1, 0, 2}, "(64,2048,48).permute(1,0,2)",
+                            streamed(192, true), std::int32_t{});
+  check_streamed_permute<3>({64, 2048, 64}, {1, 0, 2}, "(64,2048,64).permute(1,0,2)",
+                            streamed(128, true), std::uint16_t{});
+  check_streamed_permute<3>({64, 2056, 32}, {1, 0, 2}, "(64,2056,32).permute(1,0,2)",
+                            streamed(128, true), std::int32_t{});
+  check_streamed_permute<3>({24, 5501, 32}, {1, 0, 2}, "(24,5501,32).permute(1,0,2)",
+                            streamed(128, true), std::int32_t{});
+  check_streamed_permute<4>({4, 5, 6600, 32}, {2, 0, 1, 3}, "(4,5,6600,32).permute(2,0,1,3)",
+                            streamed(128, true), float{});
+  check_streamed_permute<3>({16, 8192, 32}, {1, 0, 2}, "(16,8192,32).permute(1,0,2)",
+                            streamed(128, false), std::int32_t{});
   check_streamed_permute<3>({12, 10923, 48}, {1, 0, 2}, "(12,10923,48).permute(1,0,2)", streamed(192, false), float{});
-  check_streamed_permute<4>({4, 4, 8200, 32}, {2, 0, 1, 3}, "(4,4,8200,32).permute(2,0,1,3)", streamed(128, false), float{});
+  check_streamed_permute<4>({4, 4, 8200, 32}, {2, 0, 1, 3}, "(4,4,8200,32).permute(2,0,1,3)",
+                            streamed(128, false), float{});
   // 3 threads: ranges that start and end mid-row, in both orders
   std::vector<float> x(16 * 8192 * 32), y(x.size() + 32), want(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
@@ -651,11 +667,13 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
   for (const index_t rows : {16, 64}) {
     const index_t cols = 16 * 8192 / rows;
     for (index_t i = 0; i < rows; ++i)
-      for (index_t j = 0; j < cols; ++j) std::copy_n(x.begin() + (i * cols + j) * 32, 32, want.begin() + (j * rows + i) * 32);
+      for (index_t j = 0; j < cols; ++j)
+        std::copy_n(x.begin() + (i * cols + j) * 32, 32, want.begin() + (j * rows + i) * 32);
     std::fill(y.begin(), y.end(), -1.0f);
-    copy(from_blob(static_cast<const float*>(x.data()), {rows, cols, 32}).permute(1, 0, 2), from_blob(at, {cols, rows, 32}),
-         threads{3});
-    BOOST_TEST(std::equal(want.begin(), want.end(), at), "(" << rows << "," << cols << ",32).permute(1,0,2), 3 threads");
+    copy(from_blob(static_cast<const float*>(x.data()), {rows, cols, 32}).permute(1, 0, 2),
+         from_blob(at, {cols, rows, 32}), threads{3});
+    BOOST_TEST(std::equal(want.begin(), want.end(), at),
+               "(" << rows << "," << cols << ",32).permute(1,0,2), 3 threads");
     BOOST_TEST((at[-1] == -1.0f && at[x.size()] == -1.0f));
   }
   check_streamed_permute<3>({40, 50, 17}, {1, 0, 2}, "(40,50,17).permute(1,0,2)", in_place, std::int32_t{});
