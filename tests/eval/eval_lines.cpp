@@ -283,8 +283,11 @@ BOOST_AUTO_TEST_CASE(line_tiles_intel_blocks)
 {
     // Under the intel tuning, streamed whole-line tiles take blocks of A of 256 bytes over close
     // source rows and of 32 rows (128 bytes at least) over far-apart ones
-    // (lv::intel_line_block_bytes), and no plan asks for the next unit's lines; the zen tuning
-    // keeps transpose_block_bytes and its requests. Plans: FLUX unpack fp32 (16,16,256,256)
+    // (lv::intel_line_block_bytes), and no such plan asks for the next unit's lines; the zen tuning
+    // keeps transpose_block_bytes and its requests. Under both, nt_rows plans over far-apart source
+    // rows that read 1 KiB of each a unit ask (lv::far_long_source_rows: (394,69,154).permute(1,2,0)
+    // fp32, B = 10626 in chunks of 256); under intel, not those whose rows are close
+    // ((449,551,17).permute(2,0,1)) or read 76 bytes at a time ((5,15,37,5,15,19).permute(3,1,5,0,4,2)). Plans: FLUX unpack fp32 (16,16,256,256)
     // (close rows, 8-byte elements: blocks of 32 where zen takes 16), pack (far rows, 8-byte
     // elements: 32, A whole, where zen takes 16), (16,64,4096).permute(0,2,1) fp64 (far rows: 32
     // where zen takes 16). Values, streamed under intel at 1, 2 and 0 threads: (600,112,64).permute(0,2,1) fp32
@@ -313,6 +316,20 @@ BOOST_AUTO_TEST_CASE(line_tiles_intel_blocks)
         BOOST_TEST((pack[0].block_a == 16 && pack[1].block_a == 32 && pack[1].blocks_a == 1));
         BOOST_TEST((lv::prefetch_next_unit(pack[0]) && !lv::prefetch_next_unit(pack[1])));
     }
+    bool const stream_rows = lv::kernels::rows_tile_of(4) > 1 && lv::kernels::have_nt;
+    auto const far_long = plans(lv::from_blob(x, {394, 69, 154}).permute(1, 2, 0), 4, index_t{394} * 69 * 154 * 4);
+    auto const close = plans(lv::from_blob(x, {449, 551, 17}).permute(2, 0, 1), 4, index_t{449} * 551 * 17 * 4);
+    auto const far_short = plans(lv::from_blob(x, {5, 15, 37, 5, 15, 19}).permute(3, 1, 5, 0, 4, 2), 4,
+                                 index_t{5} * 15 * 37 * 5 * 15 * 19 * 4);
+    for (int const t : {0, 1}) {
+        BOOST_TEST((far_long[t].nt_rows == stream_rows && close[t].nt_rows == stream_rows));
+        BOOST_TEST((lv::far_long_source_rows(far_long[t]) && !lv::far_long_source_rows(close[t]) &&
+                    !lv::far_long_source_rows(far_short[t])));
+        BOOST_TEST(lv::prefetch_next_unit(far_long[t]) == stream_rows);
+    }
+    BOOST_TEST((far_short[1].nt_rows == stream_rows && !lv::prefetch_next_unit(far_short[1])));
+    BOOST_TEST(!lv::prefetch_next_unit(close[1]));
+    BOOST_TEST(lv::prefetch_next_unit(close[0]) == stream_rows);
     auto const far8 = plans(lv::from_blob(x, {16, 64, 4096}).permute(0, 2, 1), 8, index_t{16} * 64 * 4096 * 8);
     if (have && far8[0].nt) BOOST_TEST((far8[0].block_a == 16 && far8[1].block_a == 32 && !far8[1].panels));
     tuning_scope const intel{lv::tuning::intel};

@@ -251,6 +251,14 @@ inline constexpr index_t far_row_bytes = 1024;
 inline bool far_source_rows(const engine_plan& p) {
   return p.kind == engine_plan::transpose && magnitude(p.ga[0].ss) >= far_row_bytes;
 }
+/// Whether a transpose's units each read a long stretch of far-apart source rows: far_source_rows,
+/// and at least far_long_row_bytes of each row a unit (B, or a chunk of it where it is cut).
+/// Example, fp32: (394,69,154).permute(1,2,0), A = 394 rows 42504 bytes apart, B = 10626 in
+/// chunks of 256 (1 KiB): yes; (5,15,37,5,15,19).permute(3,1,5,0,4,2), B = 19 (76 bytes): no.
+inline constexpr index_t far_long_row_bytes = 1024;
+inline bool far_long_source_rows(const engine_plan& p) {
+  return far_source_rows(p) && std::min(p.block_b, p.nB) * p.elem >= far_long_row_bytes;
+}
 
 /// Gathered runs (engine_plan::gather, kernels::gather_runs): the buffer streams out this many
 /// bytes at a time; runs up to gather_max_run_bytes gather; each asks for the source lines of

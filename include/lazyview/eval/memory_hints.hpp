@@ -80,8 +80,8 @@ inline constexpr index_t nt_rows_min_bytes = 256;
 inline constexpr index_t nt_rows_block_bytes = 512;
 inline constexpr index_t nt_rows_far_block_bytes = 128;
 /// The destination bytes per row of an nt_rows unit: nt_rows_far_block_bytes for register tiles
-/// (no whole-line tiles on the target) over far-apart source rows (far_source_rows) whose
-/// units read at least 1 KiB of each row (a chunk of B); else nt_rows_block_bytes.
+/// (no whole-line tiles on the target) over far-apart source rows whose units read at least 1 KiB
+/// of each row (far_long_source_rows); else nt_rows_block_bytes.
 /// On the 2-core Zen 3 VM (AVX2), fp32, GB/s counting bytes read and written, medians of 15
 /// copies in each of 3 alternated processes, 1 thread (2 in brackets), blocks of 512 -> 128:
 /// (65,58,1119).permute(2,1,0) 3.7 -> 5.5 (6.0 -> 11.6), (394,69,154).permute(1,2,0)
@@ -100,9 +100,8 @@ inline constexpr index_t nt_rows_far_block_bytes = 128;
 /// Example, AVX2, fp32: (65,58,1119).permute(2,1,0) (A widened to 3770, B = 1119 in chunks of
 /// 256): blocks of 32 elements; (5,15,37,5,15,19).permute(3,1,5,0,4,2) (B = 19): 112.
 inline index_t nt_rows_block_of(const engine_plan& e) {
-  const bool far_long = kernels::line_tile_of(e.elem) == 1 && far_source_rows(e) &&
-                        std::min(e.block_b, e.nB) * e.elem >= 1024;
-  return far_long ? nt_rows_far_block_bytes : nt_rows_block_bytes;
+  return kernels::line_tile_of(e.elem) == 1 && far_long_source_rows(e) ? nt_rows_far_block_bytes
+                                                                       : nt_rows_block_bytes;
 }
 /// Streamed transposes whose rows start on lines, with a group B shorter than this many rows,
 /// take blocks of A of transpose_direct_bytes (A whole up to that), not transpose_block_bytes:

@@ -129,9 +129,23 @@ inline bool line_tiles(const engine_plan& p) {
 /// (1.02x). Two lost: FLUX pack fp32 (16,16,256,256) 0.93-0.95x (1.01-1.08x), still 1.0 of the best
 /// copy, and unpack fp32 0.81-0.90x (0.84x), which the wider blocks of intel_line_block_bytes bring
 /// back.
+/// One kind still asks under the intel tuning: nt_rows units over far-apart source rows that read
+/// 1 KiB or more of each (far_long_source_rows). Each such unit reads that much of each of its
+/// 112-128 source rows, a stream a row, more than the L2 streamer follows. On a 2-core Intel Xeon
+/// VM (Emerald Rapids, AVX-512), fp32, 16 MiB, GB/s, medians of 15 copies alternated in one
+/// process, two or three processes, 1 thread, without -> with the requests:
+/// (394,69,154).permute(1,2,0) 12.3-14.0 -> 14.9-17.6, (65,58,1119).permute(2,1,0) 11.5-18.1 ->
+/// 13.0-18.3; 2 threads 29.6-31.3 -> 29.7-34.6 and 27.3-28.0 -> 26.2-29.9; bench/ab against the
+/// build without, 3 rounds, 1 thread (2): 1.33x (1.26x) and 1.15x (1.12x), its other permutations,
+/// FLUX fp32 and transposes, whose plans are the same, 0.86-1.23x, median 1.04x. The nt_rows
+/// permutations whose rows are close or short still lost with them ((278,17,102,8).permute(0,3,1,2)
+/// 16.5-17.3 -> 15.6-15.9, (19,22,17,6,5,18).permute(2,0,5,1,3,4) 11.5-12.6 -> 10.5-11.7), and so
+/// did far rows read 64-76 bytes at a time ((20,6,5,30,15,16).permute(0,5,3,4,1,2) 20.2 -> 16.1 in
+/// one of two processes).
 /// (staged_rows units ask for nothing: each pass's loads overlap the stores of the pass before.)
 inline bool prefetch_next_unit(const engine_plan& p) {
-  if (p.tune == tuning::intel || p.staged_rows) return false;
+  if (p.staged_rows) return false;
+  if (p.tune == tuning::intel) return p.nt_rows && far_long_source_rows(p);
   if (p.nt_dense) return !far_source_rows(p);
   if (p.nt_rows || (p.nt && whole_stream_rows(p))) return true;
   return line_tiles(p) && (p.nt || p.transpose_bytes() >= transpose_prefetch_threshold);
