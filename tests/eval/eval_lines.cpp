@@ -287,7 +287,8 @@ BOOST_AUTO_TEST_CASE(line_tiles_intel_blocks)
     // keeps transpose_block_bytes and its requests. Under both, nt_rows plans over far-apart source
     // rows that read 1 KiB of each a unit ask (lv::far_long_source_rows: (394,69,154).permute(1,2,0)
     // fp32, B = 10626 in chunks of 256); under intel, not those whose rows are close
-    // ((449,551,17).permute(2,0,1)) or read 76 bytes at a time ((5,15,37,5,15,19).permute(3,1,5,0,4,2)). Plans: FLUX unpack fp32 (16,16,256,256)
+    // ((449,551,17).permute(2,0,1)) or read 76 bytes at a time
+    // ((5,15,37,5,15,19).permute(3,1,5,0,4,2)). Plans: FLUX unpack fp32 (16,16,256,256)
     // (close rows, 8-byte elements: blocks of 32 where zen takes 16), pack (far rows, 8-byte
     // elements: 32, A whole, where zen takes 16), (16,64,4096).permute(0,2,1) fp64 (far rows: 32
     // where zen takes 16). Values, streamed under intel at 1, 2 and 0 threads: (600,112,64).permute(0,2,1) fp32
