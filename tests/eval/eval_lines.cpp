@@ -282,18 +282,21 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_panels)
 BOOST_AUTO_TEST_CASE(line_tiles_intel_blocks)
 {
     // Under the intel tuning, streamed whole-line tiles take blocks of A of 256 bytes over close
-    // source rows and of 32 rows (128 bytes at least) over far-apart ones
-    // (lv::intel_line_block_bytes), and no such plan asks for the next unit's lines; the zen tuning
-    // keeps transpose_block_bytes and its requests. Under both, nt_rows plans over far-apart source
-    // rows that read 1 KiB of each a unit ask (lv::far_long_source_rows: (394,69,154).permute(1,2,0)
-    // fp32, B = 10626 in chunks of 256); under intel, not those whose rows are close
-    // ((449,551,17).permute(2,0,1)) or read 76 bytes at a time
-    // ((5,15,37,5,15,19).permute(3,1,5,0,4,2)). Plans: FLUX unpack fp32 (16,16,256,256)
-    // (close rows, 8-byte elements: blocks of 32 where zen takes 16), pack (far rows, 8-byte
-    // elements: 32, A whole, where zen takes 16), (16,64,4096).permute(0,2,1) fp64 (far rows: 32
-    // where zen takes 16). Values, streamed under intel at 1, 2 and 0 threads: (600,112,64).permute(0,2,1) fp32
-    // (close rows 256 bytes apart, A = 112 in blocks of 64 and 48) and fp64 (blocks of 32, 32, 32
-    // and 16), 17 and 34 MB.
+    // source rows (A whole where its rows are at most 1 KiB and not back to back in the destination)
+    // and of 32 rows (128 bytes at least) over far-apart ones (lv::intel_line_block_bytes), and no
+    // such plan asks for the next unit's lines; the zen tuning keeps transpose_block_bytes and its
+    // requests. Under both, nt_rows plans over far-apart source rows that read 1 KiB of each a unit
+    // ask (lv::far_long_source_rows: (394,69,154).permute(1,2,0) fp32, B = 10626 in chunks of 256);
+    // under intel, not those whose rows are close ((449,551,17).permute(2,0,1)) or read 76 bytes at a
+    // time ((5,15,37,5,15,19).permute(3,1,5,0,4,2)). Plans: FLUX unpack fp32 (16,16,256,256) (close
+    // rows, 8-byte elements, rows of 1 KiB whose channels lie 256 KiB apart: A whole, one block of
+    // 128, where zen takes 16), pack (far rows, 8-byte elements: 32, A whole, where zen takes 16),
+    // (16,64,4096).permute(0,2,1) fp64 (far rows: 32 where zen takes 16). Values, streamed under intel
+    // at 1, 2 and 0 threads: (600,112,64).permute(0,2,1) fp32 (close rows 256 bytes apart, destination
+    // rows back to back: A = 112 in blocks of 64 and 48) and fp64 (blocks of 32, 32, 32 and 16), 17
+    // and 34 MB; at 1 and 2 threads, FLUX unpack fp32 (4,16,240,240) (A = 120 pairs, rows of 960
+    // bytes: whole, one block of 128, the tiles' pairs past its end), and into a destination an
+    // element off a line.
     bool const have = lv::kernels::line_tile_of(4) > 1 && lv::kernels::line_tile_of(8) > 1;
     std::vector<float> in(1);
     float const* x = in.data();
@@ -309,7 +312,7 @@ BOOST_AUTO_TEST_CASE(line_tiles_intel_blocks)
     auto const unpack = plans(lv::from_blob(x, {16, 128 * 128, 64}).view(16, 128, 128, 16, 2, 2).permute(0, 3, 1, 4, 2, 5), 4, 64 << 20);
     BOOST_TEST((unpack[0].elem == 8 && unpack[0].nA == 128 && unpack[0].nt == lv::kernels::have_nt));
     if (have && unpack[0].nt) {
-        BOOST_TEST((unpack[0].block_a == 16 && unpack[1].block_a == 32));
+        BOOST_TEST((unpack[0].block_a == 16 && unpack[1].block_a == 128 && unpack[1].blocks_a == 1));
         BOOST_TEST((lv::prefetch_next_unit(unpack[0]) && !lv::prefetch_next_unit(unpack[1])));
     }
     auto const pack = plans(lv::from_blob(x, {16, 16, 256, 256}).view(16, 16, 128, 2, 128, 2).permute(0, 2, 4, 1, 3, 5), 4, 64 << 20);
@@ -340,6 +343,12 @@ BOOST_AUTO_TEST_CASE(line_tiles_intel_blocks)
     }
     check_permuted<3>({600, 112, 64}, {0, 2, 1});
     check_permuted<3, double>({600, 112, 64}, {0, 2, 1});
+    check_streamed_permute<6>({4, 120, 120, 16, 2, 2}, {0, 3, 1, 4, 2, 5}, "FLUX unpack (4,16,240,240)",
+                              [&](lv::engine_plan const& p, index_t shift) {
+                                  return !have || shift != 0 ||
+                                         (p.nt && p.elem == 8 && p.nA == 120 && p.blocks_a == 1 && p.block_a == 128);
+                              },
+                              float{});
 }
 
 BOOST_AUTO_TEST_CASE(line_tiles_in_pairs)

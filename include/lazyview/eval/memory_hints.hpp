@@ -207,12 +207,26 @@ inline bool far_row_blocks(const engine_plan& e) { return e.tune == tuning::inte
 /// (1.16x / 1.06x), fp64 (1024,128,32).permute(0,2,1) 1.10x / 1.08x (1.11x / 1.08x). Far rows in
 /// blocks of 256 bytes instead of 128 gained nothing for fp32 ((64,256,256).permute(0,2,1)
 /// 0.98x, (16,64,4096).permute(0,2,1) 0.96x, (112,45,8,104).permute(3,2,1,0) 0.97x (0.95x)).
-/// Examples: FLUX unpack fp32 (A = 128 rows 256 bytes apart): blocks of 32 where they were 16;
-/// pack fp32 (A = 32 of 8 bytes, channels far apart): one block of 32 where there were two of 16
-/// (with the requests dropped as well, (16,16,256,256) 0.91x, (4,16,256,256) 1.01x, at 2 threads
-/// 1.09x; without them alone 0.93x, 1.04x, 1.08x).
+/// Examples: FLUX unpack fp32 (A = 128 rows 256 bytes apart): blocks of 32 where they were 16
+/// (A whole since, below); pack fp32 (A = 32 of 8 bytes, channels far apart): one block of 32
+/// where there were two of 16 (with the requests dropped as well, (16,16,256,256) 0.91x,
+/// (4,16,256,256) 1.01x, at 2 threads 1.09x; without them alone 0.93x, 1.04x, 1.08x).
+/// Close rows whose destination rows are at most transpose_direct_bytes and not back to back
+/// (FLUX unpack's channels lie 256 KiB apart) take A whole: a unit writes each row in one visit.
+/// Same VM, ratio to a streaming copy in the same process (medians of 15), 1 thread, blocks of 256
+/// bytes -> whole, medians (ranges) of 4-5 runs: FLUX unpack fp32 (A = 1 KiB) (16,16,256,256) 0.78
+/// -> 0.89, (4,16,256,256) 0.78 -> 0.87, (1,16,256,256) 0.77 -> 0.84; bf16 (A = 512 bytes)
+/// (4,16,256,256) (0.62-0.71 -> 0.69-0.75), (16,16,256,256) (0.63-0.65 -> 0.63-0.74). bench/ab,
+/// 6 rounds, 1 thread (2): unpack fp32 (16,16,256,256) 1.22x (1.16x), (4,16,256,256) 1.13x
+/// (1.07x), bf16 1.01x (1.03-1.06x); pack, whose plans are the same, 0.94-1.08x. Rows back to back
+/// lost taken whole ((512,128,64).permute(0,2,1) fp32, A = 512 bytes: 27-29 -> 23-27 GB/s) or
+/// tied ((64,256,192).permute(0,2,1), 1 KiB).
+/// Examples: FLUX unpack fp32 (A = 128 of 8 bytes, B = (2,16):(8,16):(1024,256 Ki)): one block
+/// of 128; (512,128,64).permute(0,2,1) fp32 (64 rows of 512 bytes back to back): 2 of 64.
 inline index_t intel_line_block_bytes(const engine_plan& e) {
-  return far_source_rows(e) ? std::max(transpose_block_bytes, row_block_rows * e.elem) : 2 * transpose_block_bytes;
+  if (far_source_rows(e)) return std::max(transpose_block_bytes, row_block_rows * e.elem);
+  const index_t row = e.nA * e.elem;
+  return row <= transpose_direct_bytes && !back_to_back(e.gb, e.nb, row, 1) ? row : 2 * transpose_block_bytes;
 }
 /// Whether a streamed transpose takes its blocks of A from intel_line_block_bytes: whole-line tiles
 /// under the intel tuning. Such plans also take their tiles in pairs along A (engine_plan::pairs,
