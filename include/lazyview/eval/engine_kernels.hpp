@@ -414,7 +414,7 @@ void stream_lines_rows(const char* s, char* dcol, const index_t* offB, index_t n
 /// together are one stream that transpose_buffered reads in order: this way lost there in units
 /// of 128 bytes of each destination row (FLUX unpack (4,16,256,256), rows 256 bytes apart,
 /// 11.1 -> 8.1; (37,30,8,12,39).permute(4,0,1,2,3), 156 bytes, 15.4 -> 10.5), and wins where a
-/// unit writes its rows whole (whole_stream_rows, eval/memory_hints.hpp). Tiles streaming
+/// unit writes its rows whole (whole_stream_rows, eval/stream_units.hpp). Tiles streaming
 /// their half lines straight from registers ran
 /// (4096,4096).t() at 12 GB/s against 14-15 this way, but for seconds at a time fell to 4.8 (a
 /// line left half-written is flushed in part), where this way never went under 12 in 24 runs.

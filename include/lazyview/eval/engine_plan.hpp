@@ -115,7 +115,7 @@ constexpr int tile_of(int E) {
 
 /// Whether kernels::transpose_stream_lines runs E-byte elements on this target: a tile kernel
 /// whose tile rows divide a cache line. transpose_block dispatches on it and whole_stream_rows
-/// (eval/memory_hints.hpp) widens blocks past the buffered kernel's rows only where it holds,
+/// (eval/stream_units.hpp) widens blocks past the buffered kernel's rows only where it holds,
 /// so the two cannot disagree.
 constexpr bool stream_lines_fit(int E) {
   const int T = tile_of(E);
