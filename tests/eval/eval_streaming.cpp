@@ -509,8 +509,9 @@ BOOST_AUTO_TEST_CASE(streaming_runs_gathered) {
 // runs past the threshold where they start on a line: (300,220,64).permute(1,0,2) int32 (16.9 MB)
 // in source order (copy_nt); (32,2048,64).permute(1,0,2) (16.8 MB), which order_runs leaves in
 // destination order (2048 runs open in source order against 32), in source order too under zen
-// (32 source streams, long_runs_by_source), gathered in destination order under intel. One
-// element off a line, they gather under zen and keep the strided plan under intel.
+// (32 source streams, long_runs_by_source), straight in destination order under intel
+// (intel_straight_runs). One element off a line, they gather under zen and keep the strided plan
+// under intel.
 BOOST_AUTO_TEST_CASE(streaming_runs_of_wide_elements) {
   std::vector<float> in(1);
   tensor<float, 1> out({64});
@@ -529,7 +530,9 @@ BOOST_AUTO_TEST_CASE(streaming_runs_of_wide_elements) {
           BOOST_TEST((b.kind == engine_plan::run && b.run_bytes == 256 && b.nt && !b.gather && b.nouter == 2 &&
                       b.outer[0].n == 32 && b.outer[1].ss == 256 && b.outer[1].ds == 32 * 256));
         else
-          BOOST_TEST((b.kind == engine_plan::run && b.run_bytes == 256 && b.nt && b.gather));
+          BOOST_TEST((b.kind == engine_plan::run && b.run_bytes == 256 && b.nt && !b.gather && b.nouter == 2 &&
+                      b.outer[0].n == 2048 && b.outer[0].ss == 256 && b.outer[0].ds == 32 * 256 &&
+                      b.outer[1].n == 32 && b.outer[1].ds == 256));
       } else {
         BOOST_TEST((a.kind == engine_plan::strided && !a.nt && b.kind == engine_plan::strided && !b.nt));
       }
@@ -545,12 +548,18 @@ BOOST_AUTO_TEST_CASE(streaming_runs_of_wide_elements) {
     }
   }
   tuning_scope const intel{tuning::intel};
-  const auto run_or_strided = [](const engine_plan& p) {
-    return (p.kind == engine_plan::run && p.run_bytes == 256 && p.nt == kernels::have_nt) ||
-           (p.kind == engine_plan::strided && !p.nt);
+  // on a line: streamed in source order (as_streamed_runs) and straight in destination order;
+  // an element off it: strided, in place
+  const auto run_or_strided = [](bool by_source) {
+    return [by_source](const engine_plan& p, index_t shift) {
+      if (shift != 0 || !kernels::have_nt) return p.kind == engine_plan::strided && !p.nt;
+      return p.kind == engine_plan::run && p.run_bytes == 256 && p.nt && !p.gather && strictly_ordered(p, by_source);
+    };
   };
-  check_streamed_permute<3>({300, 220, 64}, {1, 0, 2}, "(300,220,64).permute(1,0,2)", run_or_strided, std::int32_t{});
-  check_streamed_permute<3>({32, 2048, 64}, {1, 0, 2}, "(32,2048,64).permute(1,0,2)", run_or_strided, std::int32_t{});
+  check_streamed_permute<3>({300, 220, 64}, {1, 0, 2}, "(300,220,64).permute(1,0,2)", run_or_strided(true),
+                            std::int32_t{});
+  check_streamed_permute<3>({32, 2048, 64}, {1, 0, 2}, "(32,2048,64).permute(1,0,2)", run_or_strided(false),
+                            std::int32_t{});
 }
 
 // Runs of 256 bytes to gather_max_run_bytes in destination order that are whole lines on lines
@@ -572,6 +581,21 @@ BOOST_AUTO_TEST_CASE(streaming_long_runs_by_source) {
                             float{});
   check_streamed_permute<3>({16, 1024, 256}, {1, 0, 2}, "(16,1024,256).permute(1,0,2)",
                             by_source(1024, false), float{});
+  // under intel, on lines: straight in destination order (intel_straight_runs), from any number
+  // of streams, where runs of intel_in_place_run_bytes or more would otherwise stay in place
+  // below intel_run_streaming_threshold; off lines: in place
+  tuning_scope const intel{tuning::intel};
+  const auto straight = [](index_t run) {
+    return [run](const engine_plan& p, index_t shift) {
+      if (shift != 0 || !kernels::have_nt) return p.kind == engine_plan::run && p.run_bytes == run && !p.nt && !p.gather;
+      return p.kind == engine_plan::run && p.run_bytes == run && p.nt && !p.gather && strictly_ordered(p, false);
+    };
+  };
+  check_streamed_permute<3>({24, 2048, 80}, {1, 0, 2}, "(24,2048,80).permute(1,0,2), intel", straight(320), float{});
+  check_streamed_permute<4>({4, 6, 1823, 96}, {2, 0, 1, 3}, "(4,6,1823,96).permute(2,0,1,3), intel", straight(384),
+                            float{});
+  check_streamed_permute<3>({16, 1024, 256}, {1, 0, 2}, "(16,1024,256).permute(1,0,2), intel", straight(1024),
+                            float{});
 }
 
 // Runs of 65 to 255 bytes, a loop of elements in place (128 bytes: two of 64; 68: 17 of 4), stream
@@ -579,10 +603,11 @@ BOOST_AUTO_TEST_CASE(streaming_long_runs_by_source) {
 // (600,220,32).permute(1,0,2) and (1000,220,17).permute(1,0,2) fp32 (16.9 and 15.0 MB), aligned
 // or not. In destination order ((64,2048,32).permute(1,0,2): 2048 runs open in source order
 // against 64), where they are whole lines on lines, they stream in destination order from up to
-// 16 source rows and in source order from more (order_line_runs); off lines, and under intel,
-// they keep the strided plan, whose runs move as 64-byte moves (kernels::strided_runs): values in
-// place too, in cache, for runs of 68, 96, 100, 140, 160 and 256 bytes of 1-, 2-, 4- and 8-byte
-// elements, and on 1 and 2 threads.
+// 16 source rows and in source order from more (order_line_runs), under intel in destination
+// order from any number (intel_straight_runs); off lines, and under intel where order_runs left
+// them in source order, they keep the strided plan, whose runs move as 64-byte moves
+// (kernels::strided_runs): values in place too, in cache, for runs of 68, 96, 100, 140, 160 and
+// 256 bytes of 1-, 2-, 4- and 8-byte elements, and on 1 and 2 threads.
 BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
   std::vector<float> in(1);
   tensor<float, 1> out({64});
@@ -604,18 +629,23 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
         } else {
           BOOST_TEST((a.kind == engine_plan::strided && !a.nt && b.kind == engine_plan::strided && !b.nt));
         }
-        // destination order from 64 source rows: streamed in source order where the runs start
-        // on lines (order_line_runs), under the zen tunings; else in place
+        // destination order from 64 source rows: streamed where the runs start on lines
+        // (order_line_runs), in source order under the zen tunings and in destination order under
+        // intel; else in place
         const engine_plan c = streaming_plan(dst_order, d, th);
         if (t == tuning::zen && kernels::have_nt && d == out.data())
           BOOST_TEST((c.kind == engine_plan::run && c.run_bytes == 128 && c.nt && !c.gather && c.nouter == 2 &&
                       c.outer[0].n == 64 && c.outer[0].ss == 2048 * 128 && c.outer[0].ds == 128 &&
                       c.outer[1].n == 2048 && c.outer[1].ss == 128 && c.outer[1].ds == 64 * 128));
+        else if (kernels::have_nt && d == out.data())
+          BOOST_TEST((c.kind == engine_plan::run && c.run_bytes == 128 && c.nt && !c.gather && c.nouter == 2 &&
+                      c.outer[0].n == 2048 && c.outer[0].ss == 128 && c.outer[0].ds == 64 * 128 &&
+                      c.outer[1].n == 64 && c.outer[1].ss == 2048 * 128 && c.outer[1].ds == 128));
         else
           BOOST_TEST((c.kind == engine_plan::strided && !c.nt));
         // from 16 source rows: streamed in destination order
         const engine_plan f = streaming_plan(few_rows, d, th);
-        if (t == tuning::zen && kernels::have_nt && d == out.data())
+        if (kernels::have_nt && d == out.data())
           BOOST_TEST((f.kind == engine_plan::run && f.run_bytes == 128 && f.nt && !f.gather && f.nouter == 2 &&
                       f.outer[0].n == 8192 && f.outer[0].ss == 128 && f.outer[0].ds == 16 * 128 &&
                       f.outer[1].n == 16 && f.outer[1].ss == 8192 * 128 && f.outer[1].ds == 128));
@@ -660,21 +690,25 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
   check_streamed_permute<3>({12, 10923, 48}, {1, 0, 2}, "(12,10923,48).permute(1,0,2)", streamed(192, false), float{});
   check_streamed_permute<4>({4, 4, 8200, 32}, {2, 0, 1, 3}, "(4,4,8200,32).permute(2,0,1,3)",
                             streamed(128, false), float{});
-  // 3 threads: ranges that start and end mid-row, in both orders
+  // 3 threads: ranges that start and end mid-row, in both orders (under intel, in destination
+  // order)
   std::vector<float> x(16 * 8192 * 32), y(x.size() + 32), want(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
   float* const at = y.data() + (64 - reinterpret_cast<std::uintptr_t>(y.data()) % 64) / 4;
-  for (const index_t rows : {16, 64}) {
-    const index_t cols = 16 * 8192 / rows;
-    for (index_t i = 0; i < rows; ++i)
-      for (index_t j = 0; j < cols; ++j)
-        std::copy_n(x.begin() + (i * cols + j) * 32, 32, want.begin() + (j * rows + i) * 32);
-    std::fill(y.begin(), y.end(), -1.0f);
-    copy(from_blob(static_cast<const float*>(x.data()), {rows, cols, 32}).permute(1, 0, 2),
-         from_blob(at, {cols, rows, 32}), threads{3});
-    BOOST_TEST(std::equal(want.begin(), want.end(), at),
-               "(" << rows << "," << cols << ",32).permute(1,0,2), 3 threads");
-    BOOST_TEST((at[-1] == -1.0f && at[x.size()] == -1.0f));
+  for (const tuning t : {tuning::zen, tuning::intel}) {
+    tuning_scope const scope{t};
+    for (const index_t rows : {16, 64}) {
+      const index_t cols = 16 * 8192 / rows;
+      for (index_t i = 0; i < rows; ++i)
+        for (index_t j = 0; j < cols; ++j)
+          std::copy_n(x.begin() + (i * cols + j) * 32, 32, want.begin() + (j * rows + i) * 32);
+      std::fill(y.begin(), y.end(), -1.0f);
+      copy(from_blob(static_cast<const float*>(x.data()), {rows, cols, 32}).permute(1, 0, 2),
+           from_blob(at, {cols, rows, 32}), threads{3});
+      BOOST_TEST(std::equal(want.begin(), want.end(), at), "(" << rows << "," << cols << ",32).permute(1,0,2), 3 threads"
+                                                               << (t == tuning::intel ? ", intel" : ""));
+      BOOST_TEST((at[-1] == -1.0f && at[x.size()] == -1.0f));
+    }
   }
   check_streamed_permute<3>({40, 50, 17}, {1, 0, 2}, "(40,50,17).permute(1,0,2)", in_place, std::int32_t{});
   check_streamed_permute<3>({30, 41, 24}, {1, 0, 2}, "(30,41,24).permute(1,0,2)", in_place, float{});
@@ -682,6 +716,14 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
   check_streamed_permute<3>({21, 33, 70}, {1, 0, 2}, "(21,33,70).permute(1,0,2)", in_place, std::uint16_t{});
   check_streamed_permute<3>({17, 23, 20}, {1, 0, 2}, "(17,23,20).permute(1,0,2)", in_place, std::uint64_t{});
   check_streamed_permute<3>({17, 23, 32}, {1, 0, 2}, "(17,23,32).permute(1,0,2)", in_place, std::uint64_t{});
+  // under intel, on lines: in destination order from any number of source rows
+  tuning_scope const intel{tuning::intel};
+  check_streamed_permute<3>({64, 2048, 32}, {1, 0, 2}, "(64,2048,32).permute(1,0,2), intel",
+                            streamed(128, false), std::int32_t{});
+  check_streamed_permute<3>({64, 2048, 64}, {1, 0, 2}, "(64,2048,64).permute(1,0,2), intel",
+                            streamed(128, false), std::uint16_t{});
+  check_streamed_permute<4>({4, 5, 6600, 32}, {2, 0, 1, 3}, "(4,5,6600,32).permute(2,0,1,3), intel",
+                            streamed(128, false), float{});
 }
 
 namespace {

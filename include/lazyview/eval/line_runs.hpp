@@ -35,18 +35,31 @@ inline constexpr index_t destination_order_max_streams = 16;
 /// The source streams of run plan r's runs: where one loop (x) steps along the source by a run
 /// (ss == run_bytes) and the loops inside it lay their runs back to back in the destination, the
 /// runs a destination row takes from as many source rows in turn (the product of those loops);
-/// else 0, and 0 where the runs are not whole lines or the tuning is intel (unmeasured there).
+/// else 0, and 0 where the runs are not whole lines.
 /// @pre r a run plan in destination order (outer loops by decreasing destination stride).
 /// Examples: (64,2048,32).permute(1,0,2) fp32, runs of 128 bytes, outer (2048,64):(128,256 Ki):
 /// (8 Ki,128): 64; (4,4,8200,32).permute(2,0,1,3): 16 (the two loops of 4 as one).
 inline index_t line_run_streams(const engine_plan& r) {
   const index_t R = r.run_bytes;
-  if (r.tune == tuning::intel || R % 64 != 0) return 0;
+  if (R % 64 != 0) return 0;
   int k = r.nouter - 1;
   index_t streams = 1;
   for (; k >= 0 && r.outer[k].ss != R && r.outer[k].ds == streams * R; --k) streams *= r.outer[k].n;
   return k >= 0 && r.outer[k].ss == R && streams > 1 ? streams : 0;
 }
+
+/// Whether runs stream straight in destination order, each as whole lines (copy_nt) from its
+/// source row, wherever they lie back to back there: under the intel tuning, which measured
+/// neither gathering them (engine_plan::gather) nor source order ahead of that, however many
+/// source rows a destination row reads from. On the 2-core Intel Xeon VM (Emerald Rapids), a
+/// standalone harness, fp32, GB/s counting bytes read and written, medians of 25 copies, 3
+/// alternated rounds of each build, 1 thread (2 threads, where the VM's second core was quiet,
+/// in brackets), runs of 128 and 192 bytes on lines in place (the strided plan) -> straight:
+/// (64,2048,32).permute(1,0,2) (64 source rows) 24.5-26.9 -> 29.7-33.1 (50-55 -> 60),
+/// (16,8192,32) 24.0-26.8 -> 33.6-35.4 (51-55 -> 62), (128,1024,32) 25.2-26.6 -> 27.7-28.7 (53 ->
+/// 56-57), (32,4096,48) 22.4-25.2 -> 32.7-34.9 (45-49 -> 63-65); a streaming copy of the same
+/// bytes: about 33 (65). Runs of 256 bytes and more: use_streaming_stores.
+inline bool intel_straight_runs(const engine_plan& r) { return r.tune == tuning::intel; }
 
 /// Puts run plan r's outer loops in source order (by decreasing source stride).
 /// Example: (64,2048,32).permute(1,0,2) fp32: (2048,64):(128,256 Ki):(8 Ki,128) ->
@@ -57,12 +70,14 @@ inline void to_source_order(engine_plan& r) {
 
 /// Runs of 65 to 255 bytes (a loop of wide elements in place) that are whole lines on lines, in
 /// destination order: whether they stream, in destination order from up to
-/// destination_order_max_streams streams (r unchanged), else in source order (to_source_order).
+/// destination_order_max_streams streams (r unchanged), else in source order (to_source_order);
+/// under the intel tuning in destination order from any number (see intel_straight_runs).
 /// false, r unchanged, where line_run_streams is 0.
-/// Example: (64,2048,32).permute(1,0,2) fp32: true, in source order; (16,8192,32): true, as it is.
+/// Example: (64,2048,32).permute(1,0,2) fp32: true, in source order (intel: as it is);
+/// (16,8192,32): true, as it is.
 inline bool order_line_runs(engine_plan& r) {
   const index_t streams = line_run_streams(r);
-  if (streams > destination_order_max_streams) to_source_order(r);
+  if (!intel_straight_runs(r) && streams > destination_order_max_streams) to_source_order(r);
   return streams != 0;
 }
 
@@ -76,9 +91,9 @@ inline bool order_line_runs(engine_plan& r) {
 /// (64,512,128) (512) 13.0 -> 18.8, (24,1300,128) 17.7 -> 21.7, (64,128,512) (2 KiB) 18.4 -> 18.3.
 /// From 16 streams or fewer the gathered runs measured alike or ahead ((16,1024,256): 13.2
 /// gathered, 11.6 streamed straight in destination order).
-/// Example: (24,2048,80).permute(1,0,2) fp32: yes; (16,1024,256): no.
+/// Example: (24,2048,80).permute(1,0,2) fp32: yes under zen, no under intel; (16,1024,256): no.
 inline bool long_runs_by_source(const engine_plan& r) {
-  return line_run_streams(r) > destination_order_max_streams;
+  return !intel_straight_runs(r) && line_run_streams(r) > destination_order_max_streams;
 }
 
 }  // namespace lazyview

@@ -145,7 +145,26 @@ inline bool in_destination_order(const engine_plan& e) {
 /// intel_run_streaming_threshold, eval/streaming_thresholds.hpp), and by bench/ab against the
 /// build that gathered them, 3 rounds: 1.19x (1.12x) and 1.01x (1.04x), (16,1024,256) 1.08x
 /// (1.09x), (8,2048,256) 1.05x (1.09x); they now stay in place below
-/// intel_run_streaming_threshold.
+/// intel_run_streaming_threshold, where they do not start on 32 bytes.
+/// Under the intel tuning (intel_straight_runs, eval/line_runs.hpp), runs that start on 32 bytes
+/// (e.nt: 256 bytes or more) and lie back to back in the destination stream straight in destination
+/// order (copy_nt, each run's tail line completed by the next run's head), neither gathered nor in
+/// place. Gathering reads each run into the buffer and again out of it; straight, a destination row
+/// is one stream of whole lines read from its source rows in turn, as a streaming copy reads one.
+/// Same VM, a standalone harness, fp32, GB/s counting bytes read and written, medians of 25 copies,
+/// 3 alternated rounds of each build, 1 thread, before -> straight (2 threads, where the VM's
+/// second core was quiet, in brackets): gathered: (32,2048,64).permute(1,0,2) (256-byte runs, 32
+/// source rows) 26.7-27.8 -> 32.3-34.5 (55 -> 65-66), (24,2048,80) (320) 20.4-26.0 -> 33.5-35.6 (54
+/// -> 68-71), (8,8192,64) 28.9-29.5 -> 33.2-35.5, (64,1024,64) 23.4-26.8 -> 31.7-33.4 (51 -> 63),
+/// (40,2048,96) (384, 30 MiB) 21.9-26.8 -> 32.8-34.7 (53 -> 63-66), (32,1024,256) (1 KiB, 32 MiB)
+/// 29.0-30.0 -> 30.7-36.4 (57-59 -> 63-72); in place (intel_run_streaming_threshold): (16,1024,256)
+/// 27.6-28.1 -> 34.7-36.3 (56 -> 66-71), (8,2048,256) 27.5-27.6 -> 35.7-36.3 (51-54 -> 68-69),
+/// (48,1024,96) 25.9-26.5 -> 34.5-35.6 (51 -> 64-66), (6,1024,256) (6 MiB) 28.6-29.6 -> 33.4-36.6.
+/// A streaming copy of the same bytes: about 33 (65). With the destination 32 bytes off a line,
+/// (32,2048,64) and (24,2048,80) 19.5-28.3 -> 28.2-36.6. In source order instead (to_source_order)
+/// they ran alike or a little behind destination order from 8 to 64 source rows ((16,4096,64)
+/// 31.0-32.6 against 32.2-34.4). (The zen tunings, whose gathered and source orders were measured
+/// against straight streaming above and in long_runs_by_source, keep them.)
 /// Transposes of odd-sized elements (no tile kernel: transpose_block_odd) stream where a unit's
 /// destination rows lie back to back, up to gather_max_run_bytes each: rows go out through the
 /// buffer of gathered runs. In place -> streamed, fp32, 1 thread (2 in brackets), GB/s:
@@ -279,6 +298,7 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
       for (int i = 0; i < e.nouter; ++i) by_dst[i] = e.outer[i];
       sort_by_decreasing_stride(by_dst, e.nouter, [](const byte_loop& l) { return l.ds; });
       if (back_to_back(by_dst + e.nouter - 1, e.nouter, e.run_bytes, -1) && (!e.nt || in_destination_order(e))) {
+        if (e.nt && intel_straight_runs(e)) return;  // straight, in destination order (see above)
         if (e.tune == tuning::intel && e.run_bytes >= intel_in_place_run_bytes &&
             dst_bytes < intel_run_streaming_threshold) {
           e.nt = false;  // in place, in order_runs' order (see intel_run_streaming_threshold)

@@ -92,9 +92,10 @@ namespace lazyview {
 /// (1024,1024,3).permute(2,0,1) 1.18-1.32x. Not other plans: odd-sized elements lost
 /// ((300,300,6).permute(1,0,2) fp32, 24-byte elements, 0.74-0.82x; (200,1000,5) 0.79-0.95x;
 /// (50,3000,5) 0.73-0.91x) and runs tied ((16,512,96).permute(1,0,2) 0.97-0.98x).
-/// Runs of intel_in_place_run_bytes or more that would gather (use_streaming_stores) stay in
-/// place under intel below intel_run_streaming_threshold, 20 MiB: they then write in order, like
-/// memcpy, and up to there the last-level cache still held the destination of the copy before.
+/// Runs of intel_in_place_run_bytes or more that would gather (use_streaming_stores) and do not
+/// start on 32 bytes stay in place under intel below intel_run_streaming_threshold, 20 MiB (those
+/// that do stream straight since, faster still): they then write in order, like memcpy, and up to
+/// there the last-level cache still held the destination of the copy before.
 /// Same VM, ratio to a 1-thread memcpy, 1 thread (2 in brackets), 16 MiB, fp32, both builds in
 /// alternated processes, medians of 5 blocks of 10 copies, gathered -> in place:
 /// (8,2048,256).permute(1,0,2) 0.91-0.95 -> 0.99-1.00 (1.72-1.76 -> 1.90-1.91), (16,1024,256)
