@@ -299,11 +299,11 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
       sort_by_decreasing_stride(by_dst, e.nouter, [](const byte_loop& l) { return l.ds; });
       if (back_to_back(by_dst + e.nouter - 1, e.nouter, e.run_bytes, -1) && (!e.nt || in_destination_order(e))) {
         if (e.nt && intel_straight_runs(e)) return;  // straight, in destination order (see above)
+        // (e.nt is false here under intel: off 32 bytes) in place, in order_runs' order (see
+        // intel_run_streaming_threshold)
         if (e.tune == tuning::intel && e.run_bytes >= intel_in_place_run_bytes &&
-            dst_bytes < intel_run_streaming_threshold) {
-          e.nt = false;  // in place, in order_runs' order (see intel_run_streaming_threshold)
+            dst_bytes < intel_run_streaming_threshold)
           return;
-        }
         for (int i = 0; i < e.nouter; ++i) e.outer[i] = by_dst[i];
         e.nt = e.gather = true;
       }
