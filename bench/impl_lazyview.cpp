@@ -193,6 +193,7 @@ runner make_flux_static_typed(const workload& w, int threads, const void* src, v
   if (f == A4{1, 16, 256, 256}) return make_flux_static<T, 1, 16, 256, 256>(pack, threads, src, dst);
   if (f == A4{4, 16, 256, 256}) return make_flux_static<T, 4, 16, 256, 256>(pack, threads, src, dst);
   if (f == A4{16, 16, 256, 256}) return make_flux_static<T, 16, 16, 256, 256>(pack, threads, src, dst);
+  if (f == A4{1, 16, 96, 170}) return make_flux_static<T, 1, 16, 96, 170>(pack, threads, src, dst);
   // small_shapes() in main.cpp
   if (f == A4{1, 16, 4, 4}) return make_flux_static<T, 1, 16, 4, 4>(pack, threads, src, dst);
   if (f == A4{1, 16, 8, 8}) return make_flux_static<T, 1, 16, 8, 8>(pack, threads, src, dst);

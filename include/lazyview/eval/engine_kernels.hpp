@@ -452,6 +452,20 @@ inline index_t aligned_head(const engine_plan& p, const char* row0, index_t E, i
   return mis % E == 0 && mis != 0 ? (W - mis) / E : 0;
 }
 
+/// Whether a transpose's destination rows start at different offsets into a line, all whole
+/// dwords from a line: some member of B moves the destination by part of a line, and row0 (the
+/// unit's first row) and every member by multiples of 4 bytes (kernels::shifted_row_tiles).
+/// Example: FLUX unpack fp32 (1,16,72,72), B (2,16):(8,16):(288,20736): yes (rows at 0 and 32).
+inline bool rows_offsets_differ(const engine_plan& p, const char* row0) {
+  if (reinterpret_cast<std::uintptr_t>(row0) % 4 != 0) return false;
+  bool differ = false;
+  for (int k = 0; k < p.nb; ++k) {
+    if (p.gb[k].ds % 4 != 0) return false;
+    differ = differ || (p.gb[k].n > 1 && p.gb[k].ds % 64 != 0);
+  }
+  return differ;
+}
+
 /// Runs [first, last) of a run plan whose units are whole runs (run_pieces 1), from s and d at
 /// run `first` (idx: its outer indices): the innermost outer loop's runs one after another in a
 /// loop of their own, the loops above stepped once a row. nt: by copy_nt (head: its boundary),

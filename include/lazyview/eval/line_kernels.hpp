@@ -1,10 +1,12 @@
 #pragma once
 // Transposes in tiles whose rows are whole cache lines (line_micro, AVX-512) or, without them,
-// register tiles through a buffer of lines: one work unit at a time, in place, streamed straight
-// to rows that start on lines, or streamed through a buffer whose rows leave in whole lines with
-// their unfinished ends carried from unit to unit (nt_rows); bytes over source rows a multiple of
-// 4 KiB apart, through a stage and a buffer (eval/staged_rows.hpp). The plain and buffered tiles,
-// the streamed rows of far-apart sources and the gathered runs are eval/engine_kernels.hpp's.
+// register tiles through a buffer of lines: one work unit at a time, in place (8-byte elements
+// into rows at different offsets into a line through a buffer of stretches of rows), streamed
+// straight to rows that start on lines, or streamed through a buffer whose rows leave in whole
+// lines with their unfinished ends carried from unit to unit (nt_rows); bytes over source rows a
+// multiple of 4 KiB apart, through a stage and a buffer (eval/staged_rows.hpp). The plain and
+// buffered tiles, the streamed rows of far-apart sources and the gathered runs are
+// eval/engine_kernels.hpp's.
 #include <cstdint>
 #include <cstring>
 
@@ -72,13 +74,80 @@ LAZYVIEW_ALWAYS_INLINE inline void paired_tiles(L line, D drow) {
   }
 }
 
+/// In place, transposes of 8-byte elements whose destination rows start at different offsets
+/// into a line (rows_offsets_differ), at most in_place_stretch_row_bytes of a row a unit, and
+/// whose destination is past L1 (in_place_stretch_min_bytes or more) go by
+/// tiles_through_stretches (AVX-512: whole-line tiles).
+inline constexpr index_t in_place_stretch_row_bytes = 1024;
+inline constexpr index_t in_place_stretch_min_bytes = 64 * 1024;
+
+#if defined(__AVX512F__)
+
+/// One step of TB destination rows, in place, across na >= T elements of A in whole-line tiles
+/// of 8-byte elements, for rows that start at different offsets into a line (drow(i) at m_i mod
+/// 64, each a multiple of 4), na * E <= in_place_stretch_row_bytes. The tiles land in a buffer
+/// laid out as the destination is: rows that lie back to back there (drow(i) = drow(i - 1) +
+/// na * E) lie so in the buffer, each stretch of them as many bytes into a line as in the
+/// destination. Each stretch then leaves by aligned line stores, only its first and last lines
+/// masked to its bytes, so that a line two of its rows share is stored once, whole. `src(a)`:
+/// the tile's source rows at A index a, as line_micro<E>::tile takes them.
+/// Why: a tile's 64-byte row stored across two lines of a destination past L1 cost about twice
+/// an aligned one. In cache, on a 2-core Intel Xeon VM (Emerald Rapids), (28,36,32,2).permute(
+/// 0,2,1,3) fp32 (pairs into rows of 288 bytes, at 0 and 32 mod 64 in turn) ran 44-45 GB/s,
+/// 66-68 with every store moved to its line start (wrong values, the same work), 69-70 with
+/// rows of 320 bytes; through stretches 44-48; rows at offsets 8 bytes apart (328 bytes):
+/// 35 -> 41-46. Joining each tile's row to the last one's by a permute into aligned lines ran
+/// 40: the shuffle port, with the tile's 24 shuffles, then bounds it.
+/// @post drow(i)[0, na * E) holds row i; nothing else is written. Example: FLUX unpack fp32
+/// (1,16,72,72): rows of 288 bytes at 0 and 32 mod 64 in turn, back to back in pairs: a step of
+/// 8 rows leaves as 4 stretches of 9 whole lines.
+template <int E, class Src>
+inline void tiles_through_stretches(Src src, index_t na, char* const* drow) {
+  constexpr int T = line_micro<E>::T, TB = line_micro<E>::TB;
+  static_assert(E == 8 && T * E == 64);
+  // a stretch of k rows takes at most k * (in_place_stretch_row_bytes + 64) bytes: its first
+  // row's m_i is at most 60 and each row at most in_place_stretch_row_bytes
+  alignas(64) char buf[TB * (in_place_stretch_row_bytes + 64)];
+  const index_t n = na * E;
+  char* brow[TB];
+  int first[TB + 1], stretches = 0;  // stretch k: rows [first[k], first[k + 1])
+  for (int i = 0; i < TB; ++i) {
+    if (i > 0 && drow[i] == drow[i - 1] + n) {
+      brow[i] = brow[i - 1] + n;
+      continue;
+    }
+    char* const line = i == 0 ? buf : buf + ((brow[i - 1] + n - buf + 63) & ~index_t{63});
+    brow[i] = line + (reinterpret_cast<std::uintptr_t>(drow[i]) & 63);
+    first[stretches++] = i;
+  }
+  first[stretches] = TB;
+  for_tiles_a<T>(na, 0, [&](index_t a) {
+    line_micro<E>::template tile<false>(src(a), [&](int i) { return brow[i] + a * E; });
+  });
+  for (int k = 0; k < stretches; ++k) {
+    const auto m = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(drow[first[k]]) & 63);
+    const char* const b = brow[first[k]] - m;
+    char* const d = drow[first[k]] - m;
+    const index_t end = m + (first[k + 1] - first[k]) * n;
+    for (index_t at = 0; at < end; at += 64) {
+      std::uint32_t lanes = 0xFFFFu;  // dwords of the line that are the stretch's
+      if (at == 0) lanes &= 0xFFFFu << (m / 4);
+      if (end - at < 64) lanes &= (1u << ((end - at) / 4)) - 1;
+      _mm512_mask_store_epi32(d + at, static_cast<__mmask16>(lanes), _mm512_load_si512(b + at));
+    }
+  }
+}
+#endif
+
 /// transpose_block with tiles whose rows are one whole line (line_micro<E>: T * E = 64 along A,
 /// TB rows of B). line_out::stream: straight to the destination by streaming stores, no buffer.
 /// in_place: by plain stores, the tiles after the first shifted to whole lines of a misaligned
-/// destination as in transpose_block. stream_rows: per TB rows of B, the tiles land in a buffer
-/// whose rows share their destination rows' offsets within a line, then each row leaves by
-/// stream_row (whole lines streamed; an unfinished line at either end is carried between the
-/// units of a chunk, see line_carry, or stored plainly). Per TB rows of B, the destination row
+/// destination as in transpose_block; 8-byte elements into rows at different offsets into a
+/// line, past L1, through a buffer of stretches of rows (tiles_through_stretches). stream_rows:
+/// per TB rows of B, the tiles land in a buffer whose rows share their destination rows'
+/// offsets within a line, then each row leaves by stream_row (whole lines streamed; an
+/// unfinished line at either end is carried between the units of a chunk, see line_carry, or
+/// stored plainly). Per TB rows of B, the destination row
 /// pointers are built once and the tiles sweep A; in place, where the unit's source rows crowd
 /// fewer cache sets than its destination rows (sweep_source_rows), each tile of A sweeps B
 /// instead (engine_plan::tiles_of_a), and so do streamed panels (engine_plan::panels). In place,
@@ -226,22 +295,45 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
       return;
     }
   }
+  // in place, steps of S rows of B each sweeping A, a last step short of S moved back over rows
+  // done; step_rows(sb, drows): the step's source at A index 0 and its S destination rows
+  const auto steps_of = [&]<int S>(auto&& step_rows) {
+    for (index_t b = b_begin, step = 0;; b += S, ++step) {
+      req.ask(step);
+      const index_t bb = std::min(b, b_end - S);
+      char* drows[S];
+      for (int i = 0; i < S; ++i) drows[i] = dcol + offB[bb + i];
+      step_rows(s + bb * E, drows);
+      if (b + S >= b_end) break;
+    }
+  };
   if constexpr (can_half) {
     if (half) {
-      for (index_t b = b_begin, step = 0;; b += TH, ++step) {
-        req.ask(step);
-        const index_t bb = std::min(b, b_end - TH);  // a last step short of TH: moved back
-        char* drows[TH];
-        for (int i = 0; i < TH; ++i) drows[i] = dcol + offB[bb + i];
-        const char* const sb = s + bb * E;
+      steps_of.template operator()<TH>([&](const char* sb, char* const* drows) {
         for_tiles_a<T>(na, head, [&](index_t a) {
           line_micro<E>::half_tile([&](int i) { return sb + oa[a + i]; }, [&](int j) { return drows[j] + a * E; });
         });
-        if (b + TH >= b_end) break;
-      }
+      });
       return;
     }
   }
+#if defined(__AVX512F__)
+  // In place, 8-byte elements into rows at different offsets into a line, which no head aligns,
+  // past L1: through stretches (tiles_through_stretches). Not 4-byte elements: their steps of
+  // 16 rows lost on short rows (bf16 FLUX unpack (1,16,72,72), rows of 144 bytes: 0.73-0.81x)
+  // and past them gained little (rows of 288-340 bytes: 1.00-1.15x); nor in L1, where a store
+  // across lines costs little ((33,33).t() of 8-byte elements: 0.72-0.77x).
+  if constexpr (Out == line_out::in_place && E == 8) {
+    if (!a_major && na * E <= in_place_stretch_row_bytes && p.transpose_bytes() >= in_place_stretch_min_bytes &&
+        rows_offsets_differ(p, dcol + offB[b_begin])) {
+      steps_of.template operator()<TB>([&](const char* sb, char* const* drows) {
+        tiles_through_stretches<E>([&](index_t a) { return [sb, oa, a](int i) { return sb + oa[a + i]; }; }, na,
+                                   drows);
+      });
+      return;
+    }
+  }
+#endif
   index_t b_from = b_begin;
   if constexpr (NT && Wide) {
     if (p.pairs && na % (2 * T) == 0) {
