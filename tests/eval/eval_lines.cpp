@@ -646,7 +646,7 @@ BOOST_AUTO_TEST_CASE(line_tiles_through_stretches)
     BOOST_TEST(takes(plan_of(unpack(16, 72, 72), 4)));
     BOOST_TEST(takes(plan_of(unpack(16, 96, 170), 4)));
     BOOST_TEST(!takes(plan_of(unpack(16, 64, 64), 4)));
-    BOOST_TEST(!takes(plan_of(unpack(2, 32, 36), 4)));  // 18 KiB
+    BOOST_TEST(!takes(plan_of(unpack(2, 32, 36), 4)));  // 9 KiB
     BOOST_TEST(!lv::kernels::rows_offsets_differ(plan_of(unpack(16, 72, 72), 4), line + 2));
     std::vector<double> f(1);
     BOOST_TEST(takes(plan_of(lv::from_blob(f.data(), {100, 300}).t(), 8)));
