@@ -147,9 +147,9 @@ inline void tiles_through_stretches(Src src, index_t na, char* const* drow) {
 /// per TB rows of B, the tiles land in a buffer whose rows share their destination rows'
 /// offsets within a line, then each row leaves by stream_row (whole lines streamed; an
 /// unfinished line at either end is carried between the units of a chunk, see line_carry, or
-/// stored plainly). Per TB rows of B, the destination row
-/// pointers are built once and the tiles sweep A; in place, where the unit's source rows crowd
-/// fewer cache sets than its destination rows (sweep_source_rows), each tile of A sweeps B
+/// stored plainly). Per TB rows of B, the destination row pointers are built once and the tiles
+/// sweep A; in place, where the unit's source rows crowd fewer cache sets than its destination
+/// rows (sweep_source_rows), each tile of A sweeps B
 /// instead (engine_plan::tiles_of_a), and so do streamed panels (engine_plan::panels). In place,
 /// steps of B may go by half tiles, half as many rows each (engine_plan::half_steps).
 /// `next` (if its s is set): while the unit runs it asks for the source lines of the unit that
