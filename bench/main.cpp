@@ -155,7 +155,9 @@ std::vector<workload> layouts() {
           permutation("layout", {1024, 1024, 4}, {2, 0, 1}),  // RGBA -> planes
           permutation("layout", {2097152, 2}, {1, 0}),        // (re, im) pairs -> two planes
           permutation("layout", {2, 2097152}, {1, 0}),        // two planes -> pairs
-          permutation("layout", {8, 524288}, {1, 0})};        // 8 planes -> interleaved
+          permutation("layout", {8, 524288}, {1, 0}),         // 8 planes -> interleaved
+          permutation("layout", {1024, 1024, 4}, {1, 0, 2}),  // RGBA fp32 transposed: 16-byte elements
+          permutation("layout", {1024, 512, 8}, {1, 0, 2})};  // rows of 8 fp32 moved whole: 32-byte elements
 }
 
 /// Small and odd FLUX shapes, in cache, where a call's fixed costs show: the target there is the

@@ -1,4 +1,5 @@
-// Evaluation over element types: int8, uint16 (bf16 stand-in), float, double and a 3-byte struct.
+// Evaluation over element types: int8, uint16 (bf16 stand-in), float, double and a 3-byte struct,
+// and runs of 16 and 32 bytes moved as wide elements.
 // Layouts: transposes, stride 0 (expand), overlapping windows (unfold), slices with offsets,
 // zero-size, const bases, misaligned base pointers (p + 1), and the FLUX pack chain.
 #include "eval_common.hpp"
@@ -111,6 +112,59 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(flux_pack_and_unpack, T, element_types)
                      .permute(0, 3, 1, 4, 2, 5)
                      .reshape(B, C, H, W);
     check_eval<T>(round, std::array<index_t, 4>{B, C, H, W}, [&](index_t f) { return p[f]; }, "FLUX pack+unpack chain");
+}
+
+// Runs kept whole by a permutation are wide elements: (a,b,c).permute(1,0,2) moves c of T at a
+// time, 16 and 32 bytes here, which AVX-512 transposes in 4 x 4 and 2 x 2 tiles of 128- and
+// 256-bit lanes (wide_micro.hpp). Sides shorter than a tile (elements one at a time), tails that
+// move the last tile back, one and several work units, and destinations at every offset into a
+// line (the tiles after the first shift to whole lines where rows share an offset).
+BOOST_AUTO_TEST_CASE(wide_elements_in_tiles)
+{
+#if defined(__AVX512F__)
+    BOOST_TEST(lv::kernels::tile_of(16) == 4);
+    BOOST_TEST(lv::kernels::tile_of(32) == 2);
+#endif
+    auto run = [&]<class T>(T, index_t a, index_t b, index_t c) {
+        auto buf = make_buffer<T>(a * b * c);
+        T const* x = buf.data();
+        auto e = lv::from_blob(x, {a, b, c}).permute(1, 0, 2);
+        auto at = [&](index_t f) { return x[((f % (a * c)) / c * b + f / (a * c)) * c + f % c]; };
+        std::string const what = "(" + std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(c) +
+                                 ").permute(1,0,2) of " + std::to_string(sizeof(T) * c) + "-byte elements";
+        check_eval<T>(e, std::array<index_t, 3>{b, a, c}, at, what);
+        index_t const n = a * b * c;
+        for (index_t off = 0; off < 64 / static_cast<index_t>(sizeof(T)); ++off) {
+            std::vector<T> out(static_cast<std::size_t>(n + 64 / sizeof(T)), sentinel<T>());
+            T* const d = out.data() + off;
+            lv::copy(e, lv::from_blob(d, {b, a, c}), lv::threads{2});
+            index_t bad = 0;
+            for (index_t f = 0; f < n; ++f) bad += !(d[f] == at(f));
+            BOOST_TEST(bad == 0, what << ", destination at +" << off << " elements: " << bad << " wrong");
+            BOOST_TEST((out[static_cast<std::size_t>(off + n)] == sentinel<T>()), "copy wrote past the end");
+        }
+    };
+    for (index_t c : {4, 8}) {  // fp32: 16 and 32 bytes
+        run(float{}, 3, 3, c);
+        run(float{}, 37, 29, c);
+        run(float{}, 5, 300, c);
+        run(float{}, 300, 5, c);
+        run(float{}, 64, 64, c);
+        run(float{}, 131, 67, c);
+    }
+    run(double{}, 41, 23, 2);     // 16 bytes
+    run(double{}, 2, 9, 4);       // 32 bytes, A shorter than a tile
+    run(float{}, 200, 150, 4);    // 469 KiB: units split along A
+    // a rank-4 permutation whose groups both join two dims: (6,10,7,4).permute(2,0,1,3)
+    auto buf = make_buffer<float>(6 * 10 * 7 * 4);
+    float const* x = buf.data();
+    auto p = lv::from_blob(x, {6, 10, 7, 4}).permute(2, 0, 1, 3);
+    check_eval<float>(p, std::array<index_t, 4>{7, 6, 10, 4},
+                      [&](index_t f) {
+                          index_t const k = f % 4, j = (f / 4) % 10, i = (f / 40) % 6, h = f / 240;
+                          return x[((i * 10 + j) * 7 + h) * 4 + k];
+                      },
+                      "(6,10,7,4).permute(2,0,1,3) of 16-byte elements");
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 // compile time from the target flags: AVX2 8x8 for 4-byte and 4x4 for 8-byte elements, SSE2
 // 16x16 for 1-byte, 8x8 for 2-byte, 4x4 for 4-byte and 2x2 for 8-byte ones, and a portable
 // element loop otherwise; with AVX-512 also tiles whose rows are one whole cache line (line_micro:
-// 16x16 of 4-byte and 8x8 of 8-byte elements).
+// 16x16 of 4-byte and 8x8 of 8-byte elements), and tiles of 16- and 32-byte elements
+// (wide_micro.hpp, included at the end).
 // A tile reads T source rows (each T elements contiguous) and writes T destination rows; `s(i)`
 // and `d(i)` say where row i starts, so either side's rows may come from any mix of dims, and a
 // caller whose rows are evenly spaced passes base + i * stride, which costs no table.
@@ -589,3 +590,5 @@ inline constexpr bool have_nt = false;
 #endif
 
 }  // namespace lazyview::kernels
+
+#include "wide_micro.hpp"  // (micro's specialisations for 16- and 32-byte elements)

@@ -25,8 +25,8 @@ namespace lazyview {
 #endif
 inline constexpr index_t nest_bytes = LAZYVIEW_NEST_BYTES;
 
-/// Plain copies whose wide element has no tile kernel on this target (16 and 32 bytes, odd
-/// sizes, runs of 65 to 256 bytes that are not a power of two: kernels::tile_of is 1) take
+/// Plain copies whose wide element has no tile kernel on this target or is wider than 8 bytes
+/// (16 and 32 bytes, odd sizes, runs of 65 to 256 bytes that are not a power of two) take
 /// run_nest up to this many bytes: the engine moves such elements one at a time too, through
 /// its blocked sweep, tables and setup. (a,b,c).permute(1,0,2), dynamic chain built and copied
 /// per call, 1 thread, g++ 12 -O3, 2-core Zen 4 VM, ns per call, engine -> nest:
@@ -40,7 +40,11 @@ inline constexpr index_t nest_bytes = LAZYVIEW_NEST_BYTES;
 /// Past 16 KiB the engine catches up: with the nest at any size, (32,32,8) 32 KiB 915 -> 775,
 /// (64,64,4) 64 KiB 2671 -> 3720. Elements with a tile kernel keep nest_bytes: there the tiles
 /// win from a few KiB ((32,32).t() fp64 8 KiB 245 against 338 as a nest, (32,32,2) fp32 197
-/// against 343).
+/// against 343). Not the 16- and 32-byte elements that AVX-512 tiles (wide_micro.hpp): with
+/// them, the engine lost under 16 KiB (2-core Intel Xeon VM, Emerald Rapids, GB/s, medians of 5
+/// alternated processes, nest -> engine: (16,16,4) 87.1 -> 72.8, (32,8,8) 104.3 -> 59.6,
+/// (8,32,8) 148.5 -> 140.2), though it won at 15-16 KiB ((24,40,4) 64.2 -> 93.7, (32,32,4)
+/// 76.4 -> 97.9).
 #ifndef LAZYVIEW_NEST_UNTILED_BYTES
 #define LAZYVIEW_NEST_UNTILED_BYTES (index_t{16} << 10)
 #endif
@@ -59,7 +63,7 @@ inline bool takes_nest(const loop_plan& p, index_t size, index_t small = nest_by
   const int n = p.nloops;
   const bool run = n > 0 && p.loops[n - 1].ss == 1 && p.loops[n - 1].ds == 1;
   const index_t E = run ? run_element(p.loops[n - 1].n * size) : size;
-  return E != 0 && E < 64 && kernels::tile_of(static_cast<int>(E)) == 1;
+  return E != 0 && E < 64 && (E > 8 || kernels::tile_of(static_cast<int>(E)) == 1);
 }
 
 /// Transposes of 8-byte elements (FLUX's fp32 pairs) in AVX2's 4 x 4 register tiles, up to
