@@ -937,3 +937,21 @@ BOOST_AUTO_TEST_CASE(streaming_dense_stretches) {
   check_streamed_permute<5>({20, 44, 23, 7, 15}, perm, "(20,44,23,7,15).permute(2,3,1,4,0)", stretched(8),
                             std::uint64_t{});
 }
+
+// Transposes of 16- and 32-byte elements (runs of 4 and 8 fp32) stream straight from their
+// tiles, whose rows are whole lines, where every destination row starts on a line (AVX-512:
+// eval/wide_micro.hpp); one fp32 off a line, and without those tiles, in place. Far-apart source
+// rows (kernels::transpose_stream_lines) and close ones (the buffered way), B not a whole number
+// of tiles; 4.5 to 5.2 MB, past the intel tuning's thresholds at 1 and 2 threads.
+BOOST_AUTO_TEST_CASE(streaming_wide_elements) {
+  tuning_scope const intel{tuning::intel};
+  const auto wide = [](index_t E) {
+    return [E](const engine_plan& ep, index_t shift) {
+      const bool streams = kernels::have_nt && kernels::tile_of(static_cast<int>(E)) > 1 && shift == 0;
+      return ep.elem == E && ep.nt == streams && !ep.nt_rows;
+    };
+  };
+  check_streamed_permute<3>({256, 1101, 4}, {1, 0, 2}, "(256,1101,4).permute(1,0,2)", wide(16));
+  check_streamed_permute<3>({36000, 9, 4}, {1, 0, 2}, "(36000,9,4).permute(1,0,2)", wide(16));
+  check_streamed_permute<3>({128, 1101, 8}, {1, 0, 2}, "(128,1101,8).permute(1,0,2)", wide(32));
+}

@@ -201,12 +201,21 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
             }
             continue;
           }
-          if (p.nt && !p.nt_rows && p.elem <= 8) {  // (odd sizes stream through a line_writer)
+          // (odd sizes stream through a line_writer; 16 and 32 bytes only with their tiles)
+          if (p.nt && !p.nt_rows && (p.elem <= 8 || p.elem == 16 || p.elem == 32)) {
             switch (p.elem) {
               case 1: kernels::transpose_block<1, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead, next); break;
               case 2: kernels::transpose_block<2, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead, next); break;
               case 4: kernels::transpose_block<4, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead, next); break;
               case 8: kernels::transpose_block<8, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead, next); break;
+              case 16:
+                if constexpr (kernels::tile_of(16) > 1)
+                  kernels::transpose_block<16, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead, next);
+                break;
+              case 32:
+                if constexpr (kernels::tile_of(32) > 1)
+                  kernels::transpose_block<32, true>(p, s, d, offA, offB, a_begin, a_end, b_begin, b_end, src_ahead, next);
+                break;
             }
             continue;
           }

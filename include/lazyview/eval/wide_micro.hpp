@@ -11,6 +11,8 @@
 //   16.4 -> 26.2, (60,70,8) 32.0 -> 65.3, (4096,16,8) 24.2 -> 25.7;
 // - from memory (64 to 96 MiB): (4096,1024,4) 5.6 -> 11.5, (2000,3000,4) 5.1 -> 12.6,
 //   (2000,3000,8) 5.2 -> 13.8; at 2 threads 8.6-12.4 -> 21.0-26.3.
+// Their rows being whole lines, they also stream where destination rows start on lines
+// (stream_as_grouped in memory_hints.hpp).
 // AVX2's 2 x 2 tiles of 16-byte elements (two 128-bit lanes a register) were mixed: (1000,100,4)
 // 1.71x, (2000,3000,4) 3.05x, but (4096,16,4) 0.74x; they are not here. Copies of up to
 // nest_untiled_bytes still take the nest (takes_nest): the tiles lost there.
