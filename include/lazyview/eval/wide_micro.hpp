@@ -4,15 +4,16 @@
 // Each element is a 128- or 256-bit lane, and a tile row a whole 64-byte register: 4 x 4 of
 // 16-byte elements, 2 x 2 of 32-byte ones, transposed by lane shuffles. Without them (and still
 // under AVX2 and SSE2) such elements move one at a time (micro's 1 x 1 fallback).
-// Why: (a,b,c).permute(1,0,2) fp32, c = 4 (16-byte elements) and 8 (32), 1 thread, 2-core Intel
-// Xeon VM (Emerald Rapids), GB/s, medians of 5 alternated processes (3 from memory), before -> after:
+// Why: (a,b,c).permute(1,0,2) fp32, c = 4 (16-byte elements) and 8 (32), in place, 1 thread,
+// 2-core Intel Xeon VM (Emerald Rapids), GB/s, medians of 5 alternated processes (3 from
+// memory), one at a time -> tiles:
 // - in cache: (4096,16,4) 19.6 -> 32.2, (16,4096,4) 25.2 -> 38.6, (256,256,4) 18.7 -> 29.1,
 //   (1000,100,4) 17.5 -> 27.1, (60,70,4) 34.9 -> 70.6; (256,256,8) 15.3 -> 22.6, (1000,100,8)
 //   16.4 -> 26.2, (60,70,8) 32.0 -> 65.3, (4096,16,8) 24.2 -> 25.7;
 // - from memory (64 to 96 MiB): (4096,1024,4) 5.6 -> 11.5, (2000,3000,4) 5.1 -> 12.6,
 //   (2000,3000,8) 5.2 -> 13.8; at 2 threads 8.6-12.4 -> 21.0-26.3.
-// Their rows being whole lines, they also stream where destination rows start on lines
-// (stream_as_grouped in memory_hints.hpp).
+// Their rows being whole lines, they also stream where destination rows start on lines, past
+// the streaming threshold (stream_as_grouped in memory_hints.hpp): (4096,1024,4) 29.3.
 // AVX2's 2 x 2 tiles of 16-byte elements (two 128-bit lanes a register) were mixed: (1000,100,4)
 // 1.71x, (2000,3000,4) 3.05x, but (4096,16,4) 0.74x; they are not here. Copies of up to
 // nest_untiled_bytes still take the nest (takes_nest): the tiles lost there.
