@@ -129,6 +129,39 @@ BOOST_AUTO_TEST_CASE(in_place_slices_of_b)
     }
 }
 
+BOOST_AUTO_TEST_CASE(in_place_slices_of_aliased_rows)
+{
+    // Destination rows a multiple of cache_set_span apart take slices of aliased_slice_rows rows
+    // of the unit; others, in_place_slice_bytes.
+    BOOST_TEST(lv::in_place_slice_of(4096, 1024) == lv::aliased_slice_rows * 1024);
+    BOOST_TEST(lv::in_place_slice_of(3 * 4096, 512) == lv::aliased_slice_rows * 512);
+    BOOST_TEST(lv::in_place_slice_of(4096, 4096) == lv::in_place_slice_bytes);  // 8 rows would exceed it
+    BOOST_TEST(lv::in_place_slice_of(4000, 1024) == lv::in_place_slice_bytes);
+    BOOST_TEST(lv::in_place_slice_of(2048, 1024) == lv::in_place_slice_bytes);
+    BOOST_TEST(lv::in_place_slice_of(0, 1024) == lv::in_place_slice_bytes);
+    // Such transposes with B two slices and a tail long: fp32 rows of 1024 elements (register
+    // tiles under AVX2, whole-line ones under AVX-512), and rows of 256 16- and 32-byte elements
+    // (AVX-512's wide tiles; fp32 runs of 4 and 8 kept whole), from the start of the source
+    // buffer and from one element past it.
+    for (index_t tail : {3, 5}) {
+        index_t const b = 2 * lv::aliased_slice_rows + tail;
+        transpose_case<float>(1024, b, 0);
+        transpose_case<float>(1024, b, 1);
+        for (index_t c : {4, 8}) {
+            index_t const a = 256;
+            auto buf = make_buffer<float>(a * b * c + 1);
+            for (index_t off : {0, 1}) {
+                float const* x = buf.data() + off;
+                auto e = lv::from_blob(x, {a, b, c}).permute(1, 0, 2);
+                check_eval<float>(e, std::array<index_t, 3>{b, a, c},
+                                  [&](index_t f) { return x[((f % (a * c)) / c * b + f / (a * c)) * c + f % c]; },
+                                  "(256," + std::to_string(b) + "," + std::to_string(c) + ").permute(1,0,2) at x + " +
+                                      std::to_string(off));
+            }
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(transposes_into_destinations_at_every_offset)
 {
     // The tile grid shifts along A so that tile rows land aligned in the destination: every

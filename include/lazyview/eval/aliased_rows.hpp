@@ -10,9 +10,8 @@
 namespace lazyview {
 
 /// Far-apart source rows a multiple of cache_set_span bytes apart (a power-of-two transpose:
-/// (4096,4096).t() fp32, rows 16 KiB apart) all fall in one set of the first-level data cache
-/// (64 sets of 64-byte lines on Zen 2 to 5 and on Intel since Sandy Bridge), 8 to 12 lines a
-/// set, and a streamed unit of transpose_block_bytes of fp32 keeps 32 of them in flight at once;
+/// (4096,4096).t() fp32, rows 16 KiB apart) all fall in one set of the first-level data cache,
+/// and a streamed unit of transpose_block_bytes of fp32 keeps 32 of them in flight at once;
 /// units of aliased_block_bytes (16 rows, the fewest whose line a destination row takes whole)
 /// halve that. (Which cost it is was not pinned down: reading each source line whole in one step
 /// instead, so that no line is fetched twice, ran slower.) Only where measured to pay: fp32
@@ -25,7 +24,6 @@ namespace lazyview {
 /// lost ((4000,4000).t() 0.57-0.60 -> 0.50-0.51); 8-byte elements ((2048,4096,2).permute(1,0,2),
 /// 8 rows a unit) went 0.33-0.36 -> 0.43-0.47 at 1 thread but 0.80-0.94 -> 0.62-0.78 at 2; uint8
 /// (4096,4096).t() 0.96-1.02x, bf16 (4096,2048).t() 0.99x at 1 thread and 1.02-1.08x at 2.
-inline constexpr index_t cache_set_span = 4096;
 inline constexpr index_t aliased_block_bytes = 64;
 /// Example: (4096,4096).t() fp32 (A: 4096 rows 16 KiB apart): yes, units of 16 rows where they
 /// were 32; (4000,4000).t(), (4096,2048).t() bf16: no.

@@ -159,7 +159,7 @@ LAZYVIEW_ALWAYS_INLINE inline void for_tiles_a(index_t na, index_t head, F&& f) 
 /// ones it reads, instead of the next tile's; and in place, each slice (or group of tiles side
 /// by side in B) asks for the destination lines of the next one (transpose_prefetch_distance).
 /// `slice_bytes`: with d_step, the destination bytes of a slice of B (transpose_slice_bytes, or
-/// more: in place in_place_slice_bytes, and where transpose_dense asks for a longer visit of each
+/// more: in place in_place_slice_of, and where transpose_dense asks for a longer visit of each
 /// source row).
 /// `DEven`: d_step is never 0 (the streaming path's buffer), and only that way is compiled.
 template <int E, bool DEven = false, class DRow>
@@ -567,9 +567,9 @@ void transpose_block(const engine_plan& p, const char* s, char* d, const index_t
     // of bench/, 1 thread (2 in brackets): (394,69,154).permute(1,2,0) 7.4 -> 11.8
     // (15.2 -> 21.0), (86,59,45,18).permute(1,2,3,0) 8.9 -> 12.5 (18.5 -> 24.5),
     // (65,58,1119).permute(2,1,0) 10.4 -> 10.2 (18.1 -> 21.5).
+    const index_t d_step = p.nb == 1 && ahead == 0 ? p.gb[0].ds : 0;
     transpose_tiles<E>(s, offA, na, b_begin, b_end, [&](index_t b) { return dcol + offB[b]; }, head,
-                       p.na == 1 ? p.ga[0].ss : 0, p.nb == 1 && ahead == 0 ? p.gb[0].ds : 0, false, ahead,
-                       in_place_slice_bytes);
+                       p.na == 1 ? p.ga[0].ss : 0, d_step, false, ahead, in_place_slice_of(d_step, na * E));
   } else {
     if constexpr (stream_lines_fit(E)) {
       if (far_source_rows(p) || na * E > transpose_block_bytes) {  // (see whole_stream_rows)

@@ -240,6 +240,30 @@ inline constexpr index_t transpose_block_b = 32;
 /// a slice the size of L1 leaves the source rows no room.
 inline constexpr index_t transpose_slice_bytes = 4096;
 inline constexpr index_t in_place_slice_bytes = 16384;
+/// Lines a multiple of this many bytes apart share one set of the first-level data cache (64
+/// sets of 64-byte lines on Zen 2 to 5 and on Intel since Sandy Bridge, 8 to 12 lines a set).
+inline constexpr index_t cache_set_span = 4096;
+/// In place, a slice of destination rows that lie a multiple of cache_set_span apart takes at
+/// most aliased_slice_rows of them: the k-th line of every row falls in one set, and 16 rows of a
+/// unit (in_place_slice_bytes of 1024-byte rows) want 16 lines of one set where it holds 12 (Zen
+/// 5's L1), so that each tile's stores evicted lines the slice would store to again. On the
+/// 2-core Zen 5 VM, g++ 12 -O3, GB/s, medians of 5 alternated runs, 1 thread (2 in brackets), 16
+/// rows -> 8 (4 read less: (256,256,4) 19.6, (4096,16,4) 29.6): AVX-512's tiles of 16- and
+/// 32-byte elements, (a,b,c).permute(1,0,2) fp32: (256,256,4) 21.2 -> 40.8 (31.2 -> 48.7),
+/// (512,64,4) 21.8 -> 47.2 (17.2 -> 34.5), (4096,16,4) 21.9 -> 40.4, (256,256,8) 21.8 -> 47.1,
+/// (128,128,8) 21.0 -> 49.0 (21.1 -> 39.2), (1024,16,8) 21.6 -> 40.6; AVX2's tiles (-march=haswell):
+/// fp32 (1024,256).t() 13.6 -> 25.9, (1024,250).t() 13.7 -> 28.7, (4096,64).t() 14.3 -> 31.7, fp64
+/// (512,256,2).permute(1,0,2) 10.8 -> 30.3. Rows that do not alias keep their slices ((250,260,4)
+/// 46.4 and 46.6 GB/s); so do AVX-512's whole-line tiles of 1- to 8-byte elements, which go by
+/// steps of B (transpose_lines). Not measured on the Intel tuning's VM.
+inline constexpr index_t aliased_slice_rows = 8;
+/// The destination bytes of an in-place slice of rows `d_step` bytes apart (0: not evenly
+/// spaced), `row_bytes` of each in a unit.
+/// Example: rows 4096 apart, 1024 bytes each: 8192; 4000 apart: in_place_slice_bytes.
+constexpr index_t in_place_slice_of(index_t d_step, index_t row_bytes) {
+  return d_step != 0 && d_step % cache_set_span == 0 ? std::min(in_place_slice_bytes, aliased_slice_rows * row_bytes)
+                                                     : in_place_slice_bytes;
+}
 /// B is cut into chunks of this many indices (at least), so that a transpose with few outer
 /// iterations and a narrow A still splits over threads (the order of blocks and chunks: see
 /// run_engine).
