@@ -600,7 +600,8 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_half_steps)
     // destination rows fall in at most 4 L1 sets and a tile's 16 source rows in 16
     // (lv::half_steps_in_place): FLUX unpack bf16 of (1,C,H,W) with H * W * 2 bytes a multiple
     // of 4 KiB (rows of one channel pair 2W bytes apart, channels H * W * 2: 2 sets); not its
-    // pack (tiles of A), fp32 (8-byte elements) or transposes whose source rows crowd too.
+    // pack (tiles of A), fp32 (8-byte elements) or transposes whose source rows crowd too;
+    // destination rows in one set, from source rows in 4 sets or more.
     bool const have = lv::kernels::line_tile_of(4) > 1;
     std::vector<std::uint16_t> in(1);
     std::uint16_t const* x = in.data();
@@ -617,12 +618,24 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_half_steps)
     std::vector<float> f(1);
     BOOST_TEST(!plan_of(lv::from_blob(f.data(), {512, 512}).t(), 4).half_steps);
     BOOST_TEST(!plan_of(lv::from_blob(f.data(), {256, 1024}).t(), 4).half_steps);
+    // destination rows in one set: source rows in 4 sets or more
+    BOOST_TEST(plan_of(lv::from_blob(f.data(), {1024, 256}).t(), 4).half_steps == have);
+    BOOST_TEST(plan_of(lv::from_blob(f.data(), {2048, 128}).t(), 4).half_steps == have);
+    BOOST_TEST(!plan_of(lv::from_blob(f.data(), {1024, 512}).t(), 4).half_steps);
+    BOOST_TEST(!plan_of(lv::from_blob(f.data(), {1024, 1024}).t(), 4).half_steps);
 
     // Values at 1, 2 and 0 threads, into destinations at 16 mod 64: B of 32 (whole steps), 22
     // (the last step moved back over rows done) and A of 40 (the last tile moved back).
     check_permuted<6, std::uint16_t>({1, 64, 64, 16, 2, 2}, {0, 3, 1, 4, 2, 5});
     check_permuted<6, std::uint16_t>({1, 64, 40, 11, 2, 2}, {0, 3, 1, 4, 2, 5});
     check_permuted<6, std::uint16_t>({2, 32, 32, 12, 2, 2}, {0, 3, 1, 4, 2, 5});
+    // fp32 rows 1024 bytes apart into rows 4096 apart, B of 200 (12 steps and a half one)
+    auto buf = make_buffer<float>(1024 * 256);
+    float const* p = buf.data();
+    auto const cut = lv::from_blob(p, {1024, 256}).slice(1, 0, 200).t();
+    BOOST_TEST(plan_of(cut, 4).half_steps == have);
+    check_eval<float>(cut, std::array<index_t, 2>{200, 1024}, [&](index_t f) { return p[f % 1024 * 256 + f / 1024]; },
+                      "(1024,256).slice(1,0,200).t()");
 }
 
 BOOST_AUTO_TEST_CASE(line_tiles_through_stretches)

@@ -333,15 +333,23 @@ inline bool tiles_of_a_in_place(const engine_plan& e) {
 /// whole tiles 91-93. Source rows that crowd their sets too lost with half tiles, each source
 /// line read again from L2 a sweep later ((512,512).t() fp32, 2 sets each side: 64-69 -> 36;
 /// (128,2048).t() 42 -> 24; (256,1024).t() 50 -> 24).
+/// Destination rows all in one set (a multiple of cache_set_span apart) take half tiles from
+/// source rows in 4 sets or more as well: a whole tile's 16 stores to one set, of 12 ways on Zen
+/// 5, cost more than reading each source line's second half again from L2. On the 2-core Zen 5
+/// VM, fp32, GB/s, 3 alternated runs, 1 thread, whole -> half tiles: (1024,256).t() (source rows
+/// in 4 sets) 22.6 -> 27.1, (3072,256).t() 22.3 -> 26.8, (1024,128).t() (8 sets) 23.7 -> 30.0,
+/// (2048,128).t() 23.5 -> 30.2, (4096,128).t() 23.5 -> 30.5; in 2 sets, (1024,512).t() 33.9 ->
+/// 34.1, in 1, (1024,1024).t() 32.2 -> 27.4-32.5.
 /// Example: FLUX unpack bf16 (1,16,128,128): yes; FLUX unpack fp32 (8-byte elements, steps of
-/// 8 rows already): no; (512,512).t() fp32: no.
+/// 8 rows already): no; (512,512).t() fp32: no; (1024,256).t() fp32: yes.
 inline bool half_steps_in_place(const engine_plan& e) {
   const auto [T, TB] = kernels::line_tile_extent_of(e.elem);
   if (e.elem != 4 || T != 16 || TB != 16 || e.tiles_of_a || e.nA < T || e.nB < TB) return false;
   index_t oa[16], ob[16];
   kernels::group_offsets(e.ga, e.na, true, oa, T);
   kernels::group_offsets(e.gb, e.nb, false, ob, TB);
-  return kernels::l1_sets(ob, TB) <= 4 && kernels::l1_sets(oa, T) == T;
+  const int sets_a = kernels::l1_sets(oa, T), sets_b = kernels::l1_sets(ob, TB);
+  return (sets_b <= 4 && sets_a == T) || (sets_b == 1 && sets_a >= 4);
 }
 
 /// Sets the order of whole-line tiles in place for a transpose plan whose blocks are final:
