@@ -955,3 +955,32 @@ BOOST_AUTO_TEST_CASE(streaming_wide_elements) {
   check_streamed_permute<3>({36000, 9, 4}, {1, 0, 2}, "(36000,9,4).permute(1,0,2)", wide(16));
   check_streamed_permute<3>({128, 1101, 8}, {1, 0, 2}, "(128,1101,8).permute(1,0,2)", wide(32));
 }
+
+BOOST_AUTO_TEST_CASE(streaming_wide_elements_into_aliased_rows) {
+  // Under zen, destination rows a multiple of aliased_destination_span apart take blocks of A
+  // of aliased_wide_block_bytes under aliased_wide_max_bytes (aliased_wide_rows); others, and
+  // the intel tuning, transpose_block_bytes.
+  std::vector<float> in(1);
+  tensor<float, 1> out({64});
+  const auto block_bytes = [&](index_t a, index_t b, index_t c) {
+    const engine_plan ep =
+        streamed_plan_of(from_blob(in.data(), {a, b, c}).permute(1, 0, 2), 4, out.data(), a * b * c * 4);
+    return ep.nt ? ep.block_a * ep.elem : index_t{0};
+  };
+  const bool tiles = kernels::have_nt && kernels::tile_of(16) > 1;
+  {
+    tuning_scope const zen{tuning::zen};
+    BOOST_TEST(block_bytes(512, 512, 4) == (tiles ? aliased_wide_block_bytes : 0));  // rows 8192 apart, 4 MiB
+    BOOST_TEST(block_bytes(1024, 512, 8) == (tiles ? aliased_wide_block_bytes : 0));
+    BOOST_TEST(block_bytes(724, 724, 4) == (tiles ? transpose_block_bytes : 0));    // rows 11584 apart
+    BOOST_TEST(block_bytes(4096, 1024, 4) == (tiles ? transpose_block_bytes : 0));  // 64 MiB
+  }
+  tuning_scope const intel{tuning::intel};
+  BOOST_TEST(block_bytes(512, 512, 4) == (tiles ? transpose_block_bytes : 0));
+  // values through the longer blocks: rows 4096 bytes apart, B in two chunks and a tail
+  tuning_scope const zen{tuning::zen};
+  check_streamed_permute<3>({256, 700, 4}, {1, 0, 2}, "(256,700,4).permute(1,0,2)",
+                            [&](const engine_plan& ep, index_t shift) {
+                              return shift != 0 || !tiles || (ep.nt && ep.block_a * ep.elem == aliased_wide_block_bytes);
+                            });
+}

@@ -70,6 +70,29 @@ inline bool aliased_destination_rows(const engine_plan& e) {
   return true;
 }
 
+/// Streamed tiles of 16- and 32-byte elements (AVX-512's wide tiles, whose rows are whole lines)
+/// into destination rows a multiple of aliased_destination_span apart take blocks of A of
+/// aliased_wide_block_bytes (4 lines of each row a unit), not transpose_block_bytes (2), under
+/// the zen tunings, where the destination is under aliased_wide_max_bytes: a unit's 256 rows in
+/// turn then take 4 lines each. On the 2-core Zen 5 VM (32 MiB L3), (a,b,c).permute(1,0,2)
+/// fp32, GB/s, medians of 3 alternated runs, 1 thread (2 in brackets), 128 -> 256 bytes:
+/// (512,512,4) 4 MiB 26.1 -> 42.0 (26.4 -> 41.8), (1024,1024,4) 16 MiB 25.4 -> 38.0 (28.4 ->
+/// 39.6), (512,512,8) 26.1 -> 41.0, (1024,512,8) 25.3 -> 36.6 (32.7 -> 37.4); at 32 MiB even,
+/// (2048,1024,4) 19.2 -> 20.8, (2048,1024,8) 18.9 -> 18.9; past it they lost ((4096,1024,4) 64
+/// MiB 20.5 -> 18.4, medians of 5; (2048,2048,4) 18.0 -> 16.7), as more rows in flight pay from
+/// memory. Rows that do not alias gain nothing ((724,724,4) 43.2 and 42.6, (2000,3000,4) 21.9
+/// and 21.8). The intel tuning keeps transpose_block_bytes, unmeasured here.
+/// Examples: (512,512,4).permute(1,0,2) fp32 (rows 8192 bytes apart): yes; (724,724,4): no;
+/// (4096,1024,4) (64 MiB): no.
+inline constexpr index_t aliased_wide_block_bytes = 256;
+inline constexpr index_t aliased_wide_max_bytes = index_t{32} << 20;
+inline bool aliased_wide_rows(const engine_plan& e, index_t dst_bytes) {
+  if (e.elem <= 8 || e.tune == tuning::intel || dst_bytes >= aliased_wide_max_bytes) return false;
+  for (int k = 0; k < e.nb; ++k)
+    if (e.gb[k].ds % aliased_destination_span != 0) return false;
+  return true;
+}
+
 /// Streamed whole-line tiles of 2-byte elements take blocks of A of two_byte_block_bytes (128
 /// source rows a unit, as 1-byte tiles' transpose_block_bytes give), not transpose_block_bytes
 /// (64 rows), under the zen tunings. On the 2-core Zen 5 VM, bench/ab against the build before,

@@ -342,10 +342,15 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
       // 61.6), (4096,1024,4) 12.6 -> 29.3 (28.9 -> 59.5), (2000,3000,4) 12.5 -> 24.3 (28.3 ->
       // 48.2), (1024,512,8) 20.5 -> 31.8 (44.2 -> 62.8), (2000,3000,8) 14.1 -> 23.0; close
       // source rows (the buffered way), medians of 7: (262144,12,4) 13.2 -> 13.5 (medians of 5:
-      // 37.4 -> 42.0), (100000,24,4) 19.3 -> 22.6.
+      // 37.4 -> 42.0), (100000,24,4) 19.3 -> 22.6. Rows that alias take longer blocks
+      // (aliased_wide_rows).
       if (!rows_on_lines(e, dst)) return;
       e.nt = true;
-      split_group_a(e, whole_stream_rows(e) ? e.nA * e.elem : transpose_block_bytes, kernels::tile_of(e.elem));
+      split_group_a(e,
+                    whole_stream_rows(e)              ? e.nA * e.elem
+                    : aliased_wide_rows(e, dst_bytes) ? aliased_wide_block_bytes
+                                                      : transpose_block_bytes,
+                    kernels::tile_of(e.elem));
       return;
     }
     if (e.elem > 8 || kernels::tile_of(e.elem) == 1) return;
