@@ -956,6 +956,21 @@ BOOST_AUTO_TEST_CASE(streaming_wide_elements) {
   check_streamed_permute<3>({128, 1101, 8}, {1, 0, 2}, "(128,1101,8).permute(1,0,2)", wide(32));
 }
 
+BOOST_AUTO_TEST_CASE(streaming_line_elements) {
+  // Runs of 64 bytes transposed (16 fp32 kept whole) stream where every destination line is
+  // whole (kernels::strided_lines_nt): blocks of 16 source rows and a tail of 11, at 1 and 2
+  // threads, with and without an outer loop; a destination off its lines stays in place.
+  std::vector<float> in(1);
+  BOOST_TEST(line_element_transpose(plan_of(from_blob(in.data(), {1000, 1000, 16}).permute(1, 0, 2), 4)));
+  BOOST_TEST(!line_element_transpose(plan_of(from_blob(in.data(), {1000, 1000, 17}).permute(1, 0, 2), 4)));
+  BOOST_TEST(!line_element_transpose(plan_of(from_blob(in.data(), {1000, 16}).t(), 4)));
+  const auto lines = [](const engine_plan& ep, index_t shift) {
+    return ep.kind == engine_plan::strided && ep.elem == 64 && ep.nt == (kernels::have_nt && shift == 0);
+  };
+  check_streamed_permute<3>({203, 1000, 16}, {1, 0, 2}, "(203,1000,16).permute(1,0,2)", lines);
+  check_streamed_permute<4>({2, 101, 1000, 16}, {0, 2, 1, 3}, "(2,101,1000,16).permute(0,2,1,3)", lines);
+}
+
 BOOST_AUTO_TEST_CASE(streaming_wide_elements_into_aliased_rows) {
   // Under zen, destination rows a multiple of aliased_destination_span apart take blocks of A
   // of aliased_wide_block_bytes under aliased_wide_max_bytes (aliased_wide_rows); others, and

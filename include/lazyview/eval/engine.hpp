@@ -98,6 +98,10 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           kernels::strided_runs(ps, pd, cut_run, in2);
           break;
         }
+        if (p.nt) {  // (64-byte elements: line_element_transpose)
+          kernels::strided_lines_nt(ps, pd, in, in2);
+          break;
+        }
         switch (p.elem) {
           case 1: kernels::strided_loop<1>(ps, pd, in, in2); break;
           case 2: kernels::strided_loop<2>(ps, pd, in, in2); break;

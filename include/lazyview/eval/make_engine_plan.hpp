@@ -115,6 +115,17 @@ inline bool wide_element_runs(const engine_plan& e) {
   return R > 64 && R <= wide_element_run_bytes && e.inner2.ss != e.elem && e.inner2.ds != e.elem;
 }
 
+/// Whether e is a strided plan of 64-byte elements (a run of 16 fp32 or 32 bf16, a line each)
+/// that transposes whole lines: its inner loop along destination rows (ds 64), its second along
+/// source rows (ss 64), each destination row a whole number of lines apart
+/// (kernels::strided_lines_nt applies where it streams).
+/// Example: (1000,1000,16).permute(1,0,2) fp32: inner (1000):(64000):(64), inner2
+/// (1000):(64):(64000): yes; (1000,1000,17): no (runs of 68 bytes: wide_element_runs).
+inline bool line_element_transpose(const engine_plan& e) {
+  return e.kind == engine_plan::strided && e.elem == 64 && e.inner.ds == 64 && e.inner2.n > 1 && e.inner2.ss == 64 &&
+         e.inner2.ds % 64 == 0;
+}
+
 /// Turns such a plan back into the run plan of those runs, its outer loops in order_runs' order.
 /// Example: (32,2048,64).permute(1,0,2) fp32, strided: inner (4):(64):(64), inner2
 /// (32):(512 Ki):(256), outer (2048):(256):(8 Ki) -> run of 256 bytes, outer

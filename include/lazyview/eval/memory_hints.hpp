@@ -284,6 +284,10 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
   }
   if (!kernels::have_nt || dst_bytes < (scattered_transpose(e) ? scattered_streaming_threshold : threshold))
     return;
+  if (line_element_transpose(e)) {
+    e.nt = lines_aligned(e, dst, 64);
+    return;
+  }
   const bool aligned = lines_aligned(e, dst, e.kind == engine_plan::transpose ? 64 : 32);
   if (e.kind == engine_plan::run) {
     e.nt = aligned && e.run_bytes >= 256;
