@@ -145,8 +145,9 @@ std::vector<workload> run_orders() {
 
 /// Interleaved <-> planar layouts (narrow transposes, eval/narrow.hpp), about 16 MiB each: an
 /// image's HWC -> CHW and back (C = 3), RGBA to planes, complex numbers to real and imaginary
-/// planes and back, 8 planes interleaved; and an image's HWC <-> CHW in bf16 (2-byte elements,
-/// which the narrow kernels take by byte shuffles with AVX2).
+/// planes and back, 8 planes interleaved; an image's HWC <-> CHW in bf16 (2-byte elements,
+/// which the narrow kernels take by byte shuffles with AVX2); and transposes that keep runs of
+/// 4, 8 and 16 fp32 whole (16-, 32- and 64-byte elements).
 std::vector<workload> layouts() {
   return {permutation("layout", {1184, 1184, 3}, {2, 0, 1}),  // HWC -> CHW
           permutation("layout", {3, 1184, 1184}, {1, 2, 0}),  // CHW -> HWC
@@ -156,8 +157,9 @@ std::vector<workload> layouts() {
           permutation("layout", {2097152, 2}, {1, 0}),        // (re, im) pairs -> two planes
           permutation("layout", {2, 2097152}, {1, 0}),        // two planes -> pairs
           permutation("layout", {8, 524288}, {1, 0}),         // 8 planes -> interleaved
-          permutation("layout", {1024, 1024, 4}, {1, 0, 2}),  // RGBA fp32 transposed: 16-byte elements
-          permutation("layout", {1024, 512, 8}, {1, 0, 2})};  // rows of 8 fp32 moved whole: 32-byte elements
+          permutation("layout", {1024, 1024, 4}, {1, 0, 2}),   // RGBA fp32 transposed: 16-byte elements
+          permutation("layout", {1024, 512, 8}, {1, 0, 2}),    // rows of 8 fp32 moved whole: 32-byte elements
+          permutation("layout", {1024, 256, 16}, {1, 0, 2})};  // a head dim of 16 fp32 moved whole: 64-byte runs
 }
 
 /// Small and odd FLUX shapes, in cache, where a call's fixed costs show: the target there is the
