@@ -784,33 +784,37 @@ BOOST_AUTO_TEST_CASE(copy_size_mismatch)
 BOOST_AUTO_TEST_CASE(wide_and_untiled_elements_take_the_nest_further)
 {
     // takes_nest at the default thresholds (2 KiB; 16 KiB for elements without a tile kernel or
-    // wider than 8 bytes), whatever this build's defines, and the values of each copy. The wide
-    // element is the run contiguous on both sides: (a,b,c).permute(1,0,2) fp32 moves c floats at
-    // a time.
+    // wider than 8 bytes, 4 KiB for 16-byte ones in AVX-512's tiles), whatever this build's
+    // defines, and the values of each copy. The wide element is the run contiguous on both
+    // sides: (a,b,c).permute(1,0,2) fp32 moves c floats at a time.
     auto copy_plan_of = [](auto const& e) { return lv::contiguous_plan(lv::physical(lv::fold(e))); };
-    auto check = [&](index_t a, index_t b, index_t c, bool untiled_under) {
+    index_t const wide16 = lv::kernels::tile_of(16) > 1 ? 4096 : 16384;
+    auto check = [&](index_t a, index_t b, index_t c, index_t untiled_upto) {
         auto buf = make_buffer<float>(a * b * c);
         auto e = lv::from_blob(buf.data(), {a, b, c}).permute(1, 0, 2);
         index_t const bytes = a * b * c * 4;
         std::string const what = "(" + std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(c) + ").permute(1,0,2) fp32";
         BOOST_TEST_CONTEXT(what)
         {
-            bool const want = bytes <= 2048 || (untiled_under && bytes <= 16384);
+            bool const want = bytes <= 2048 || bytes <= untiled_upto;
             BOOST_TEST(lv::takes_nest(copy_plan_of(e), 4, 2048, 16384) == want);
             check_eval<float>(e, std::array<index_t, 3>{b, a, c},
                               [&](index_t f) { return buf[static_cast<std::size_t>(((f % (a * c)) / c * b + f / (a * c)) * c + f % c)]; },
                               what);
         }
     };
-    // 16- and 32-byte elements take it with or without their tiles (AVX-512, wide_micro.hpp)
-    check(16, 16, 4, true);  // 4 KiB of 16-byte elements
-    check(32, 32, 4, true);  // 16 KiB: at the threshold
-    check(32, 33, 4, true);  // 16.5 KiB: past it
-    check(8, 32, 8, true);   // 8 KiB of 32-byte elements
-    check(16, 16, 6, true);  // 24-byte elements (two overlapping moves; no tile kernel anywhere)
-    check(8, 8, 24, true);   // runs of 96 bytes: loops of 32-byte elements
-    check(16, 32, 2, lv::kernels::tile_of(8) == 1);  // 8-byte elements: tiles wherever SSE2 is
-    check(8, 8, 16, false);  // 64-byte runs: a strided loop of whole lines, not a transpose
+    // 16- and 32-byte elements take it with or without their tiles (AVX-512, wide_micro.hpp),
+    // 16-byte ones in tiles up to 4 KiB only
+    check(16, 16, 4, wide16);  // 4 KiB of 16-byte elements
+    check(16, 32, 4, wide16);  // 8 KiB: the engine's tiles, where there are
+    check(32, 32, 4, wide16);  // 16 KiB: at the threshold
+    check(32, 33, 4, wide16);  // 16.5 KiB: past it
+    check(8, 32, 8, 16384);    // 8 KiB of 32-byte elements
+    check(32, 16, 8, 16384);   // 16 KiB of them
+    check(16, 16, 6, 16384);   // 24-byte elements (two overlapping moves; no tile kernel anywhere)
+    check(8, 8, 24, 16384);    // runs of 96 bytes: loops of 32-byte elements
+    check(16, 32, 2, lv::kernels::tile_of(8) == 1 ? 16384 : 0);  // 8-byte elements: tiles wherever SSE2 is
+    check(8, 8, 16, 0);        // 64-byte runs: a strided loop of whole lines, not a transpose
     // fp32 elements alone: tiles
     auto buf = make_buffer<float>(32 * 32);
     BOOST_TEST(lv::takes_nest(copy_plan_of(lv::from_blob(buf.data(), {32, 32}).t()), 4, 2048, 16384) == (lv::kernels::tile_of(4) == 1));

@@ -49,9 +49,18 @@ inline constexpr index_t nest_bytes = LAZYVIEW_NEST_BYTES;
 #define LAZYVIEW_NEST_UNTILED_BYTES (index_t{16} << 10)
 #endif
 inline constexpr index_t nest_untiled_bytes = LAZYVIEW_NEST_UNTILED_BYTES;
+/// 16-byte elements in AVX-512's tiles take the nest only up to this many bytes (within
+/// nest_untiled_bytes): on the 2-core Zen 5 VM, GB/s, medians of 5 alternated processes, nest ->
+/// engine, (16,16,4) 4 KiB 61.4 -> 59.6, then the engine: (32,16,4) 8 KiB 73.0 -> 77.2,
+/// (16,32,4) 63.8 -> 90.4, (24,24,4) 9 KiB 49.8 -> 83.6, (16,48,4) 12 KiB 56.8 -> 109.8,
+/// (40,20,4) 81.3 -> 89.0, (32,32,4) 16 KiB 79.7 -> 112.8 (and 76.4 -> 97.9 on the Intel VM
+/// above). 32-byte elements keep nest_untiled_bytes: the nest ran as fast or faster up to 16 KiB
+/// ((32,16,8) 137.9 against 115.3, (22,22,8) 130.4 against 116.3, (16,32,8) 121.0 against 129.5).
+inline constexpr index_t nest_tiled_16_bytes = index_t{4} << 10;
 
 /// Whether a plain plan of `size`-byte elements runs as run_nest rather than the engine, with
-/// `small` and `untiled` for nest_bytes and nest_untiled_bytes.
+/// `small` and `untiled` for nest_bytes and nest_untiled_bytes (tiled 16-byte elements:
+/// nest_tiled_16_bytes).
 /// Example: (16,16,4).permute(1,0,2) fp32, the plan (16,16,4):(4,64,1) into row-major, 4 KiB
 /// whose run of 4 floats is a 16-byte element: true (under `untiled`); (32,32).t() fp32,
 /// (32,32):(1,32), 4 KiB of 4-byte elements: false (8x8 tiles on AVX2, 4x4 on SSE2).
@@ -63,6 +72,7 @@ inline bool takes_nest(const loop_plan& p, index_t size, index_t small = nest_by
   const int n = p.nloops;
   const bool run = n > 0 && p.loops[n - 1].ss == 1 && p.loops[n - 1].ds == 1;
   const index_t E = run ? run_element(p.loops[n - 1].n * size) : size;
+  if (E == 16 && kernels::tile_of(16) > 1 && bytes > nest_tiled_16_bytes) return false;
   return E != 0 && E < 64 && (E > 8 || kernels::tile_of(static_cast<int>(E)) == 1);
 }
 
