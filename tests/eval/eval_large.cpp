@@ -807,7 +807,7 @@ BOOST_AUTO_TEST_CASE(wide_and_untiled_elements_take_the_nest_further)
     // 16-byte ones in tiles up to 4 KiB only
     check(16, 16, 4, wide16);  // 4 KiB of 16-byte elements
     check(16, 32, 4, wide16);  // 8 KiB: the engine's tiles, where there are
-    check(32, 32, 4, wide16);  // 16 KiB: at the threshold
+    check(32, 32, 4, wide16);  // 16 KiB: at the untiled threshold
     check(32, 33, 4, wide16);  // 16.5 KiB: past it
     check(8, 32, 8, 16384);    // 8 KiB of 32-byte elements
     check(32, 16, 8, 16384);   // 16 KiB of them
