@@ -125,3 +125,135 @@ BOOST_AUTO_TEST_CASE(shifted_values) {
   check_streamed_permute<2>({2048, 3201}, {1, 0}, "(2048,3201).t()", shifted_where(2), std::uint16_t{}, {3});
   check_streamed_permute<2>({1024, 3201}, {1, 0}, "(1024,3201).t()", shifted_where(4), float{}, {4});
 }
+
+namespace {
+
+/// Whether this build cuts streamed transposes of E-byte elements into rows off lines
+/// (peel_rows_to_lines): it has streaming stores and whole-line tiles for them.
+bool peels(int E) { return kernels::have_nt && kernels::line_tile_of(E) > 1; }
+
+/// The cut peel_rows_to_lines makes of copying e (elements of `elem` bytes) into the view `to`
+/// at `dst`, `bytes` in all, on `th` threads.
+line_peel peel_into(const auto& e, const auto& to, index_t elem, const void* dst, index_t bytes, unsigned th = 1) {
+  const copy_plan p = make_plan(physical(fold(e)), fold(to));
+  engine_plan ep = make_engine_plan(p, elem);
+  use_streaming_stores(ep, dst, bytes, th);
+  return peel_rows_to_lines(ep, p, elem, dst, bytes, th);
+}
+
+/// A predicate for check_streamed_permute of x.permute(perm) of sizes `sizes` and T: cut where
+/// the destination is `shift` elements off a line and the build peels T.
+template <class T, std::size_t R>
+auto peeled_where(std::array<index_t, R> sizes, std::array<index_t, R> perm) {
+  return [=](const engine_plan&, index_t shift) {
+    static const tensor<T, 1> line({128 / static_cast<index_t>(sizeof(T))});  // 64-byte aligned
+    const T* const x = line.data();  // plans only: nothing is read
+    std::array<index_t, R> out{};
+    index_t n = 1;
+    for (std::size_t k = 0; k < R; ++k) out[k] = sizes[static_cast<std::size_t>(perm[k])], n *= sizes[k];
+    T* const y = const_cast<T*>(x) + shift;
+    const auto [e, to] = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::pair{from_blob(x, {sizes[I]...}).permute(perm[I]...), from_blob(y, {out[I]...})};
+    }(std::make_index_sequence<R>{});
+    const line_peel c = peel_into(e, to, sizeof(T), y, n * static_cast<index_t>(sizeof(T)));
+    const bool want = shift != 0 && peels(sizeof(T));
+    return (c.k >= 0) == want && (!want || (c.m == shift * static_cast<index_t>(sizeof(T)) &&
+                                           (c.head + c.tail) * static_cast<index_t>(sizeof(T)) == 64));
+  };
+}
+
+}  // namespace
+
+// Which transposes are cut into a body on lines and seams: rows over shifted_tile_row_bytes,
+// whole lines long, all starting m bytes into a line (m a multiple of the element), A one loop,
+// the body streamed from its tiles. (4096,4096).t() fp32 into a std::vector (16 mod 64): head
+// 12, tail 4, the body A indices [12, 4092) with rows on lines; not aligned, not rows of 1 KiB
+// (the shifted tiles'), not rows off whole lines, not 8-byte elements 4 bytes off, not a copy
+// too small to stream, not A of two loops.
+BOOST_AUTO_TEST_CASE(peeled_choice) {
+  tuning_scope const zen{tuning::zen};
+  const tensor<float, 1> line({64});  // 64-byte aligned: only its address is used
+  const float* x = line.data();
+  float* d = const_cast<float*>(x);
+  const auto cut = [&](const auto& e, std::initializer_list<index_t> out, index_t shift) {
+    index_t n = 1;
+    for (index_t v : out) n *= v;
+    std::array<index_t, 2> o{};
+    std::copy(out.begin(), out.end(), o.begin());
+    return peel_into(e, from_blob(d + shift, o), 4, d + shift, n * 4);
+  };
+  const line_peel sq = cut(from_blob(x, {4096, 4096}).t(), {4096, 4096}, 4);
+  BOOST_TEST((sq.k >= 0) == peels(4));
+  if (sq.k >= 0) {
+    BOOST_TEST((sq.m == 16 && sq.head == 12 && sq.tail == 4));
+    BOOST_TEST((sq.body.nt && !sq.body.nt_rows && sq.body.nA == 4080 && rows_on_lines(sq.body, d + 4)));
+  }
+  BOOST_TEST(cut(from_blob(x, {4096, 4096}).t(), {4096, 4096}, 0).k == -1);
+  BOOST_TEST(cut(from_blob(x, {256, 16384}).t(), {16384, 256}, 4).k == -1);  // rows of 1 KiB
+  BOOST_TEST((cut(from_blob(x, {272, 15420}).t(), {15420, 272}, 4).k >= 0) == peels(4));  // 1088
+  BOOST_TEST(cut(from_blob(x, {1000, 4096}).t(), {4096, 1000}, 4).k == -1);  // rows of 4000 bytes
+  BOOST_TEST(cut(from_blob(x, {512, 512}).t(), {512, 512}, 4).k == -1);      // 1 MiB: in place
+  const tensor<std::uint64_t, 1> line8({8});
+  std::uint64_t* d8 = const_cast<std::uint64_t*>(line8.data());
+  const auto t8 = from_blob(static_cast<const std::uint64_t*>(d8), {2048, 2048}).t();
+  BOOST_TEST((peel_into(t8, from_blob(d8 + 2, {2048, 2048}), 8, d8 + 2, 2048 * 2048 * 8).k >= 0) == peels(8));
+  auto* const off4 = reinterpret_cast<std::uint64_t*>(reinterpret_cast<char*>(d8) + 4);  // (plans only)
+  BOOST_TEST(peel_into(t8, from_blob(off4, {2048, 2048}), 8, off4, 2048 * 2048 * 8).k == -1);
+  // A of two loops: the 48 source rows 44 fp32 apart, then the 336 of the leading two dims
+  // (with whole-line tiles rows of 16128 fp32, whole lines, through nt_rows)
+  const auto two = from_blob(x, {16, 21, 5, 48, 44}).permute(2, 4, 0, 1, 3);
+  const index_t n2 = 16 * 21 * 5 * 48 * 44;
+  const engine_plan g = streamed_plan_of(two, 4, d + 4, n2 * 4);
+  if (peels(4)) BOOST_TEST((g.na == 2 && g.nA == 16128 && rows_line_offset(g, d + 4) == 16 && g.nt_rows));
+  BOOST_TEST(peel_into(two, from_blob(d + 4, {5, 44, 16, 21, 48}), 4, d + 4, n2 * 4).k == -1);
+}
+
+// Values of cut transposes, at 1 and 2 threads, aligned and at several offsets, against the index
+// map: rows of 4160 bytes with B odd (a partial last tile, seam units ending inside a tile) and
+// heads of 15, 12 and 1 elements; bytes (BW's byte masks), 2- and 8-byte elements; a batch of
+// three transposes (the seams' units across outer iterations). About 17 MiB each, past the
+// streaming thresholds.
+BOOST_AUTO_TEST_CASE(peeled_values) {
+  tuning_scope const zen{tuning::zen};
+  check_streamed_permute<2>({1040, 4099}, {1, 0}, "(1040,4099).t()", peeled_where<float, 2>({1040, 4099}, {1, 0}),
+                            float{}, {0, 1, 4, 15});
+  check_streamed_permute<2>({2048, 8201}, {1, 0}, "(2048,8201).t()",
+                            peeled_where<std::uint8_t, 2>({2048, 8201}, {1, 0}), std::uint8_t{}, {1, 17, 63});
+  check_streamed_permute<2>({1088, 7777}, {1, 0}, "(1088,7777).t()",
+                            peeled_where<std::uint16_t, 2>({1088, 7777}, {1, 0}), std::uint16_t{}, {1, 31});
+  check_streamed_permute<2>({272, 7777}, {1, 0}, "(272,7777).t()",
+                            peeled_where<std::uint64_t, 2>({272, 7777}, {1, 0}), std::uint64_t{}, {1, 7});
+  check_streamed_permute<3>({3, 1024, 1500}, {0, 2, 1}, "(3,1024,1500).permute(0,2,1)",
+                            peeled_where<float, 3>({3, 1024, 1500}, {0, 2, 1}), float{}, {4});
+}
+
+// Rows that do not lie back to back (a view of every row's first 1024 of 1040 fp32, 16 bytes into
+// a line): each seam's two parts go under masks to the lines they share with the gaps, which keep
+// their values.
+BOOST_AUTO_TEST_CASE(peeled_rows_apart) {
+  tuning_scope const zen{tuning::zen};
+  constexpr index_t A = 1024, B = 4099, W = 1040;
+  std::vector<float> x(static_cast<std::size_t>(A * B));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  std::vector<float> buf(static_cast<std::size_t>(B * W + 32));
+  float* const y = buf.data() + (64 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64) / 4 + 4;
+  const auto e = from_blob(static_cast<const float*>(x.data()), {A, B}).t();
+  const auto to = from_blob(y, {B, A}, {W, index_t{1}});
+  BOOST_TEST((peel_into(e, to, 4, y, A * B * 4).k >= 0) == peels(4));
+  for (unsigned th : {1u, 2u}) {
+    std::fill(buf.begin(), buf.end(), -1.0f);
+    copy(e, to, threads{th});
+    index_t bad = 0, clobbered = 0;
+    for (index_t b = 0; b < B; ++b)
+      for (index_t a = 0; a < W; ++a) {
+        const float got = y[b * W + a];
+        if (a < A)
+          bad += got != x[static_cast<std::size_t>(a * B + b)];
+        else
+          clobbered += got != -1.0f;
+      }
+    clobbered += (y[-1] != -1.0f) + (y[B * W] != -1.0f);
+    BOOST_TEST(bad == 0, "threads " << th << ": " << bad << " differ");
+    BOOST_TEST(clobbered == 0, "threads " << th << ": " << clobbered << " outside the view written");
+  }
+}

@@ -40,6 +40,7 @@
 #include "kernels.hpp"
 #include "make_engine_plan.hpp"
 #include "nest.hpp"
+#include "seam_kernels.hpp"
 #else
 #define LAZYVIEW_ENGINE_DEFINED 0
 #endif
@@ -82,6 +83,23 @@ LAZYVIEW_ENGINE_LINKAGE void run_general_plan(const copy_plan& p, const level* l
 /// The threads a copy of `bytes` runs on: 1 under single_thread_bytes, else what th asks.
 inline unsigned threads_for(index_t bytes, threads th) {
   return bytes < single_thread_bytes ? 1u : resolve_threads(th);
+}
+
+/// Runs transpose e as peel_rows_to_lines cut it: each thread's range of the body's work units,
+/// then the same share of the seams' units.
+inline void run_peeled(const engine_plan& e, const line_peel& c, const char* src, char* dst, threads th) {
+  std::vector<index_t> off(static_cast<std::size_t>(c.body.nA + c.body.nB + e.nB));
+  index_t* const bodyA = off.data();
+  index_t* const bodyB = bodyA + c.body.nA;
+  index_t* const seamB = bodyB + c.body.nB;
+  kernels::group_offsets(c.body.ga, c.body.na, true, bodyA);
+  kernels::group_offsets(c.body.gb, c.body.nb, false, bodyB);
+  kernels::group_offsets(e.gb, e.nb, false, seamB);
+  const index_t U = c.body.work_units(), S = seam_units(e);
+  parallel_for(U, resolve_threads(th), [&](index_t a, index_t b) {
+    run_engine(c.body, src, dst, a, b, bodyA, bodyB);
+    run_seams(e, c, src, dst, seamB, a * S / U, b * S / U);
+  });
 }
 
 LAZYVIEW_ENGINE_LINKAGE void run_engine_setup(const engine_plan& ep, const index_t* off, const char* src, char* dst,
@@ -147,6 +165,10 @@ LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char
   // Resolved once: threads{0} asks the system for its processor count, which glibc reads from /sys.
   const unsigned n = threads_for(bytes, th);
   use_streaming_stores(ep, dst, bytes, n);  // before the offsets: it may regroup A
+  if (const line_peel c = peel_rows_to_lines(ep, p, elem, dst, bytes, n); c.k >= 0) {
+    run_peeled(ep, c, src, dst, threads{n});
+    return;
+  }
   index_t local[engine_setup::max_offsets];
   run_engine_setup(ep, offsets(ep, local, heap), src, dst, bytes, threads{n});
 }
