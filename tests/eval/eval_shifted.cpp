@@ -164,11 +164,11 @@ auto peeled_where(std::array<index_t, R> sizes, std::array<index_t, R> perm) {
 
 }  // namespace
 
-// Which transposes are cut into a body on lines and seams: rows over shifted_tile_row_bytes,
-// whole lines long, all starting m bytes into a line (m a multiple of the element), A one loop,
+// Which transposes are cut into a body on lines and seams: rows over shifted_tile_row_bytes (or
+// shorter, not a power of two long: short_rows_cut), whole lines long, all starting m bytes into a line (m a multiple of the element), A one loop,
 // the body streamed from its tiles. (4096,4096).t() fp32 into a std::vector (16 mod 64): head
 // 12, tail 4, the body A indices [12, 4092) with rows on lines; not aligned, not rows of 1 KiB
-// (the shifted tiles'), not rows off whole lines, not 8-byte elements 4 bytes off, not a copy
+// or 256 bytes (the shifted tiles'), not rows off whole lines, not 8-byte elements 4 bytes off, not a copy
 // too small to stream, not A of two loops.
 BOOST_AUTO_TEST_CASE(peeled_choice) {
   tuning_scope const zen{tuning::zen};
@@ -189,7 +189,13 @@ BOOST_AUTO_TEST_CASE(peeled_choice) {
     BOOST_TEST((sq.body.nt && !sq.body.nt_rows && sq.body.nA == 4080 && rows_on_lines(sq.body, d + 4)));
   }
   BOOST_TEST(cut(from_blob(x, {4096, 4096}).t(), {4096, 4096}, 0).k == -1);
+  // rows up to shifted_tile_row_bytes: cut unless a power of two long
   BOOST_TEST(cut(from_blob(x, {256, 16384}).t(), {16384, 256}, 4).k == -1);  // rows of 1 KiB
+  BOOST_TEST(cut(from_blob(x, {64, 65536}).t(), {65536, 64}, 4).k == -1);    // 256 bytes
+  BOOST_TEST((cut(from_blob(x, {192, 21845}).t(), {21845, 192}, 4).k >= 0) == peels(4));  // 768
+  BOOST_TEST((cut(from_blob(x, {48, 87381}).t(), {87381, 48}, 4).k >= 0) == peels(4));    // 192
+  BOOST_TEST((short_rows_cut(192) && short_rows_cut(320) && short_rows_cut(960) && !short_rows_cut(64) &&
+              !short_rows_cut(128) && !short_rows_cut(512) && !short_rows_cut(1024)));
   BOOST_TEST((cut(from_blob(x, {272, 15420}).t(), {15420, 272}, 4).k >= 0) == peels(4));  // 1088
   BOOST_TEST(cut(from_blob(x, {1000, 4096}).t(), {4096, 1000}, 4).k == -1);  // rows of 4000 bytes
   BOOST_TEST(cut(from_blob(x, {512, 512}).t(), {512, 512}, 4).k == -1);      // 1 MiB: in place
@@ -211,8 +217,8 @@ BOOST_AUTO_TEST_CASE(peeled_choice) {
 // Values of cut transposes, at 1 and 2 threads, aligned and at several offsets, against the index
 // map: rows of 4160 bytes with B odd (a partial last tile, seam units ending inside a tile) and
 // heads of 15, 12 and 1 elements; bytes (BW's byte masks), 2- and 8-byte elements; a batch of
-// three transposes (the seams' units across outer iterations). About 17 MiB each, past the
-// streaming thresholds.
+// three transposes (the seams' units across outer iterations); rows under 1 KiB. About 17 MiB
+// each, past the streaming thresholds.
 BOOST_AUTO_TEST_CASE(peeled_values) {
   tuning_scope const zen{tuning::zen};
   check_streamed_permute<2>({1040, 4099}, {1, 0}, "(1040,4099).t()", peeled_where<float, 2>({1040, 4099}, {1, 0}),
@@ -225,6 +231,11 @@ BOOST_AUTO_TEST_CASE(peeled_values) {
                             peeled_where<std::uint64_t, 2>({272, 7777}, {1, 0}), std::uint64_t{}, {1, 7});
   check_streamed_permute<3>({3, 1024, 1500}, {0, 2, 1}, "(3,1024,1500).permute(0,2,1)",
                             peeled_where<float, 3>({3, 1024, 1500}, {0, 2, 1}), float{}, {4});
+  // short rows (short_rows_cut): fp32 of 640 bytes, bytes of 192 (a body of one to two lines)
+  check_streamed_permute<2>({160, 26003}, {1, 0}, "(160,26003).t()", peeled_where<float, 2>({160, 26003}, {1, 0}),
+                            float{}, {1, 12});
+  check_streamed_permute<2>({192, 87383}, {1, 0}, "(192,87383).t()",
+                            peeled_where<std::uint8_t, 2>({192, 87383}, {1, 0}), std::uint8_t{}, {5, 48});
 }
 
 // Rows that do not lie back to back (a view of every row's first 1024 of 1040 fp32, 16 bytes into

@@ -1,11 +1,11 @@
 #pragma once
 // Streamed transposes whose destination rows are whole lines long and all start the same m bytes
-// into a line, but not on one (a std::vector from glibc starts 16 bytes into a line), with rows
-// longer than the shifted tiles take (shifted_tile_row_bytes): the plan is cut along A into a body
-// whose rows start and end on lines, which streams whole lines straight from its tiles as any
-// transpose on lines does, and the seams: per row, the line it starts in and the line it ends in
-// (one line, where rows lie back to back), moved by kernels::transpose_seams (eval/seam_kernels.hpp).
-// Before, such plans went through the row buffer of nt_rows, or stayed in place.
+// into a line, but not on one (a std::vector from glibc starts 16 bytes into a line): the plan
+// is cut along A into a body whose rows start and end on lines, which streams whole lines
+// straight from its tiles as any transpose on lines does, and the seams: per row, the line it
+// starts in and the line it ends in (one line, where rows lie back to back), moved by
+// kernels::transpose_seams (eval/seam_kernels.hpp). Before, rows over shifted_tile_row_bytes went
+// through the row buffer of nt_rows, or stayed in place, and shorter ones took the shifted tiles.
 #include <cstdint>
 
 #include "memory_hints.hpp"
@@ -22,12 +22,18 @@ struct line_peel {
   engine_plan body;
 };
 
+/// Whether rows of `row` bytes, up to shifted_tile_row_bytes, are cut from the shifted tiles
+/// (peel_rows_to_lines): over a line, and not a power of two long.
+/// Example: 192, 320, 768: yes; 64, 256, 1024: no.
+constexpr bool short_rows_cut(index_t row) { return row > 64 && (row & (row - 1)) != 0; }
+
 /// Whether (and where) transpose e, from loop plan p of `elem`-byte elements into `dst`
 /// (`dst_bytes` in all, on `nthreads`), is cut into a body on lines and seams: whole-line tiles
-/// for its elements (line_tiles_fit), group A one loop of p, rows over shifted_tile_row_bytes
-/// that all start the same m bytes into a line (rows_line_offset: whole lines long, m a multiple
-/// of the element), the plan left off lines by use_streaming_stores (in place, or nt_rows), and
-/// the body streamed from its tiles (nt, none of the buffered ways).
+/// for its elements (line_tiles_fit), group A one loop of p, rows over shifted_tile_row_bytes (or
+/// short_rows_cut) that all start the same m bytes into a line (rows_line_offset: whole lines
+/// long, m a multiple of the element), the plan left off lines by use_streaming_stores (in
+/// place, nt_rows or nt_shifted), and the body streamed from its tiles (nt, none of the buffered
+/// ways).
 /// On the 2-core Zen 5 VM (AVX-512 VBMI), destination 16 bytes into a line, about 16 MiB, GB/s
 /// read plus written, medians of 15 copies, 3 alternated processes, 1 thread (2 in brackets),
 /// before -> cut: (4096,4096).t() fp32 22 -> 34 (26 -> 41), uint8 9 -> 19 (19 -> 40), bf16
@@ -36,9 +42,16 @@ struct line_peel {
 /// fp64 (136,15420).t() 37 -> 62 (43 -> 94); rows of 2048 bytes, (512,8192).t() fp32 37 -> 45
 /// (58 -> 65). Aligned, the same transposes run 34-36 (fp32 4096), 64-66 (fp32 rows of 1088).
 /// Of 18 shapes measured (1, 2 and 8-byte elements, rows of 1088, 1600 and 4160 bytes), one lost:
-/// bf16 rows of 1600 bytes at 2 threads, 0.95x. Rows up to shifted_tile_row_bytes keep the
-/// shifted tiles: cut, they gained 1.2-1.7x at 1 thread in most shapes, but lost at 2 in several
-/// (fp64 rows of 512 bytes 0.78x, fp32 of 1024 0.90-0.95x, bytes of 128 0.81x).
+/// bf16 rows of 1600 bytes at 2 threads, 0.95x.
+/// Shorter rows, up to shifted_tile_row_bytes, are cut too, from the shifted tiles (nt_shifted),
+/// unless their length is a power of two (`short_rows_cut`). (R,16777216/R).t() against the
+/// shifted tiles, 1-, 2-, 4- and 8-byte elements, same harness, 1 thread (2 in brackets): rows
+/// of 192, 320, 640 and 768 bytes 1.10-1.81x (0.91-1.72x; under 1 only fp32 rows of 192,
+/// 0.91x and in another run 1.09x, and fp64 rows of 320, 0.97x), e.g. fp32 rows of 768 bytes
+/// 32 -> 58 (53 -> 73), bf16 of 192 30 -> 50 (49 -> 63); rows of 256 and 512 bytes lost at 2
+/// threads (0.78-0.97x, but bf16 rows of 512 1.06x) and fp32 and fp64 rows of 512 at 1
+/// (0.76-0.90x), and rows of 1024 and 128 were mixed, so rows a power of two long keep the tiles
+/// (why they lose was not pinned down). Rows of 64 bytes have no body.
 /// The intel tuning takes the same cut, unmeasured there. Register tiles (AVX2) keep their
 /// shifted lines (kernels::transpose_shifted, rows of any length): cut, an AVX2 build on the same
 /// VM gained for bytes ((4096,4096).t() 1.3x, 1.6x at 2 threads) and lost for fp64 (0.82x).
@@ -48,8 +61,9 @@ struct line_peel {
 inline line_peel peel_rows_to_lines(const engine_plan& e, const loop_plan& p, index_t elem, const void* dst,
                                     index_t dst_bytes, unsigned nthreads) {
   line_peel none;
+  const index_t row = e.nA * e.elem;
   if (e.kind != engine_plan::transpose || e.na != 1 || e.elem > 8 || !line_tiles_fit(e) ||
-      e.nA * e.elem <= shifted_tile_row_bytes || (e.nt && !e.nt_rows))
+      (e.nt && !e.nt_rows && !e.nt_shifted) || (row <= shifted_tile_row_bytes && !short_rows_cut(row)))
     return none;
   const index_t m = rows_line_offset(e, dst);
   if (m == 0) return none;
