@@ -165,11 +165,12 @@ auto peeled_where(std::array<index_t, R> sizes, std::array<index_t, R> perm) {
 }  // namespace
 
 // Which transposes are cut into a body on lines and seams: rows over shifted_tile_row_bytes (or
-// shorter, not a power of two long: short_rows_cut), whole lines long, all starting m bytes into a line (m a multiple of the element), A one loop,
-// the body streamed from its tiles. (4096,4096).t() fp32 into a std::vector (16 mod 64): head
-// 12, tail 4, the body A indices [12, 4092) with rows on lines; not aligned, not rows of 1 KiB
-// or 256 bytes (the shifted tiles'), not rows off whole lines, not 8-byte elements 4 bytes off, not a copy
-// too small to stream, not A of two loops.
+// shorter, not a power of two long: short_rows_cut), whole lines long, all starting m bytes into
+// a line (m a multiple of the element), A one loop, the body streamed from its tiles.
+// (4096,4096).t() fp32 into a std::vector (16 mod 64): head 12, tail 4, the body A indices
+// [12, 4092) with rows on lines. Not cut: aligned, rows of 1 KiB or 256 bytes (the shifted
+// tiles'), rows off whole lines, 8-byte elements 4 bytes off, a copy too small to stream, A of
+// two loops.
 BOOST_AUTO_TEST_CASE(peeled_choice) {
   tuning_scope const zen{tuning::zen};
   const tensor<float, 1> line({64});  // 64-byte aligned: only its address is used
