@@ -18,9 +18,9 @@ namespace lazyview {
 /// 64 bytes are read, so a unit moves 16 KiB each way. Each thread takes the share of the seams'
 /// units that matches its share of the body's (run_peeled), and small units keep the shares
 /// even: with all the seams on the thread that took the body's last units, (256,16384).t() fp32
-/// cut at 2 threads (rows of 1 KiB, a quarter of the lines seams) ran 0.93x against the
-/// shifted tiles, shared 1.03x. Where a unit ends, the seam line of its last row and the next
-/// unit's first goes as two masked parts, not streamed.
+/// cut at 2 threads (rows of 1 KiB, a sixteenth of the lines seams) ran 0.94x and, in a second
+/// run, 0.98x against the shifted tiles; shared, 1.03x in that run. Where a unit ends, the seam
+/// line of its last row and the next unit's first goes as two masked parts, not streamed.
 inline constexpr index_t seam_chunk_rows = 256;
 
 /// The work units of transpose e's seams: one per chunk of seam_chunk_rows B indices per outer
