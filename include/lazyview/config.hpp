@@ -31,6 +31,19 @@
 #define LAZYVIEW_ALWAYS_INLINE
 #endif
 
+// GCC 12's AVX-512 shuffles start from _mm512_undefined_*(), a self-initialised variable that
+// -Wuninitialized reports at every use (GCC bug 105593, fixed in 13); code that runs them
+// (the tiles, eval/microkernels.hpp, and every kernel they are inlined into) goes between these.
+#if defined(__GNUC__) && !defined(__clang__)
+#define LAZYVIEW_AVX512_WARNINGS_OFF                                  \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wuninitialized\"") \
+      _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
+#define LAZYVIEW_AVX512_WARNINGS_ON _Pragma("GCC diagnostic pop")
+#else
+#define LAZYVIEW_AVX512_WARNINGS_OFF
+#define LAZYVIEW_AVX512_WARNINGS_ON
+#endif
+
 /// LAZYVIEW_ASSUME(cond): a precondition the optimiser may rely on and the caller guarantees (a
 /// rank checked statically, a dim already wrapped). Stated where g++'s flow analysis could not
 /// bound an index and warned of reads or writes out of bounds (-Warray-bounds,

@@ -28,16 +28,9 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
                        const index_t* offA, const index_t* offB) {
   const index_t units_per_outer = p.units_per_outer();
   index_t idx[max_loops]{};
-  index_t outer_it = first / units_per_outer;
-  index_t rem = outer_it;
   const char* s = src + p.src_off;
   char* d = dst + p.dst_off;
-  for (int k = p.nouter - 1; k >= 0; --k) {
-    idx[k] = rem % p.outer[k].n;
-    rem /= p.outer[k].n;
-    s += idx[k] * p.outer[k].ss;
-    d += idx[k] * p.outer[k].ds;
-  }
+  kernels::odometer_seek(p.outer, p.nouter, first / units_per_outer, idx, s, d);
   if (p.gather) {
     kernels::gather_runs(p, s, d, idx, first, last);
     kernels::store_fence();

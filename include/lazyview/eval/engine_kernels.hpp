@@ -16,6 +16,18 @@ namespace lazyview {
 
 namespace kernels {
 
+/// Sets an odometer over loops l[0, n), the last innermost, to step `it` of the walk (row-major):
+/// idx to its index in each loop, s and d moved on by that index times each loop's strides.
+/// Example: loops (3,4):(40,10):(4,1), it 6: idx (1,2), s += 60, d += 6.
+inline void odometer_seek(const byte_loop* l, int n, index_t it, index_t* idx, const char*& s, char*& d) {
+  for (int k = n - 1; k >= 0; --k) {
+    idx[k] = it % l[k].n;
+    it /= l[k].n;
+    s += idx[k] * l[k].ss;
+    d += idx[k] * l[k].ds;
+  }
+}
+
 /// One step of an odometer over loops l[0, n), the last innermost: moves s and d to the next
 /// index; returns false when every loop wrapped round (the walk is over).
 inline bool odometer_step(const byte_loop* l, int n, index_t* idx, const char*& s, char*& d) {

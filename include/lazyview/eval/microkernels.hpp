@@ -226,13 +226,7 @@ struct line_micro {
 };
 
 #if defined(__AVX512F__)
-// GCC 12's AVX-512 shuffles start from _mm512_undefined_*(), a self-initialised variable that
-// -Wuninitialized reports at every use (GCC bug 105593, fixed in 13).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+LAZYVIEW_AVX512_WARNINGS_OFF  // (GCC 12's false reports: config.hpp)
 /// Copies 64 bytes from s (anywhere) to d (64-byte aligned) in one load and one store.
 inline void copy_line(const char* s, char* d) {
   _mm512_store_si512(reinterpret_cast<__m512i*>(d), _mm512_loadu_si512(reinterpret_cast<const __m512i*>(s)));
@@ -497,9 +491,7 @@ template <>
 struct line_micro<1> : line_micro_narrow<1> {};
 #endif
 #endif  // __AVX512BW__
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+LAZYVIEW_AVX512_WARNINGS_ON
 #endif  // __AVX512F__
 
 #if !defined(__AVX512F__)

@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "engine_kernels.hpp"
 #include "peeled_rows.hpp"
+#include "shifted_tiles.hpp"  // line_bits, and the kernels
 
 namespace lazyview {
 
@@ -32,14 +32,7 @@ inline index_t seam_units(const engine_plan& e) {
 namespace kernels {
 
 #if defined(__AVX512F__)
-// (GCC 12's AVX-512 intrinsics warn at every use: see eval/microkernels.hpp)
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-inline __m512i seam_bits(__m512 v) { return _mm512_castps_si512(v); }
-inline __m512i seam_bits(__m512d v) { return _mm512_castpd_si512(v); }
+LAZYVIEW_AVX512_WARNINGS_OFF  // (GCC 12's false reports: config.hpp)
 
 /// The seams of destination rows [b_begin, b_end) of one outer iteration (s, d at its start):
 /// offA[i] the source offset of the tile's source row i (A index nA - tail + i, then i - tail),
@@ -78,7 +71,7 @@ void transpose_seams(const char* s, char* d, const index_t* offA, const index_t*
   for (index_t b = b_begin; b < b_end; b += TB) {
     const int nb = static_cast<int>(std::min<index_t>(TB, b_end - b));
     const auto src_row = [&](int i) { return s + offA[i] + b * E; };
-    const auto keep = [&](int j, auto x) { v[j] = seam_bits(x); };
+    const auto keep = [&](int j, auto x) { v[j] = line_bits(x); };
     if (nb == TB)
       tile::tile_to(src_row, keep);
     else
@@ -98,9 +91,7 @@ void transpose_seams(const char* s, char* d, const index_t* offA, const index_t*
   }
   if (pending) store_part(pending, pv, true);
 }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+LAZYVIEW_AVX512_WARNINGS_ON
 #endif
 
 }  // namespace kernels
@@ -117,15 +108,10 @@ inline void run_seams([[maybe_unused]] const engine_plan& e, [[maybe_unused]] co
   const int T = static_cast<int>(c.head + c.tail);
   for (int i = 0; i < T; ++i) offA[i] = (i < c.tail ? e.nA - c.tail + i : i - c.tail) * e.ga[0].ss;
   for (index_t u = first; u < last; ++u) {
-    index_t rem = u / chunks;
+    index_t idx[max_loops];
     const char* s = src + e.src_off;
     char* d = dst + e.dst_off;
-    for (int k = e.nouter - 1; k >= 0; --k) {
-      const index_t i = rem % e.outer[k].n;
-      rem /= e.outer[k].n;
-      s += i * e.outer[k].ss;
-      d += i * e.outer[k].ds;
-    }
+    kernels::odometer_seek(e.outer, e.nouter, u / chunks, idx, s, d);
     const index_t b0 = u % chunks * seam_chunk_rows, b1 = std::min(e.nB, b0 + seam_chunk_rows);
     const index_t row = e.nA * e.elem;
     switch (e.elem) {
