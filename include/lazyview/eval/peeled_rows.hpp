@@ -62,7 +62,8 @@ inline line_peel peel_rows_to_lines(const engine_plan& e, const loop_plan& p, in
                                     index_t dst_bytes, unsigned nthreads) {
   line_peel none;
   const index_t row = e.nA * e.elem;
-  if (e.kind != engine_plan::transpose || e.na != 1 || e.elem > 8 || !line_tiles_fit(e) ||
+  // (below never_streams_below no body streams: the test costs a planning of the body per call)
+  if (dst_bytes < never_streams_below || e.kind != engine_plan::transpose || e.na != 1 || e.elem > 8 || !line_tiles_fit(e) ||
       (e.nt && !e.nt_rows && !e.nt_shifted) || (row <= shifted_tile_row_bytes && !short_rows_cut(row)))
     return none;
   const index_t m = rows_line_offset(e, dst);
