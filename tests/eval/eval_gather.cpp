@@ -2,8 +2,8 @@
 // destination (x.slice(d, o, n, K), u8 (H,W,3).select(2,c); kernels::gather_row where the target
 // has byte shuffles, move_row elsewhere): every element size gathered (1, 2 and 4 bytes) and two
 // that are not (8, four to a store with a row's last four overlapping the step before, and 3),
-// lengths on both sides of each step (32 and 16 bytes of destination) and of the tail, one long
-// loop and rows apart, split over threads. The source ends at the last element read, before an
+// lengths on both sides of each step (64, 32 and 16 bytes of destination) and of the tail, one
+// long loop and rows apart, split over threads. The source ends at the last element read, before an
 // unmapped page, so a step that reads its window past that faults.
 #include "eval_common.hpp"
 
@@ -66,9 +66,10 @@ void gather_case(index_t rows, index_t n, index_t K, index_t o, index_t pad)
 BOOST_AUTO_TEST_CASE_TEMPLATE(rows_gathered_at_a_constant_stride, T, gathered_types)
 {
     constexpr index_t E = sizeof(T);
-    // every length through two 32-byte steps, a 16-byte one and the tail, then long rows
+    // every length through two 64-byte steps (AVX-512), a 32-byte one, a 16-byte one and the
+    // tail, then long rows
     std::vector<index_t> lengths;
-    for (index_t n = 1; n <= 2 * 32 / E + 16 / E + 5; ++n) lengths.push_back(n);
+    for (index_t n = 1; n <= 2 * 64 / E + 32 / E + 16 / E + 5; ++n) lengths.push_back(n);
     for (index_t n : {1000, 4099}) lengths.push_back(n);
     for (index_t K : {2, 3, 4})
         for (index_t n : lengths) {
