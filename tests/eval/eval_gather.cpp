@@ -84,8 +84,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(rows_gathered_at_a_constant_stride, T, gathered_ty
 
 // rows x n cells of 4 elements, W elements from row to row (W >= 4 n), of which x[..., o:o+3]
 // (o = 0, 1) into (rows, n, 3): a strided plan of 3-element wide elements 4 apart
-// (kernels::compact_row: 1-, 2- and 4-byte T where the target has byte shuffles, 8-byte ones
-// everywhere).
+// (kernels::compact_row: a line of source cells a step with AVX-512; 1-, 2- and 4-byte T where
+// the target has byte shuffles, 8-byte ones everywhere).
 template <class T>
 void cells_case(index_t rows, index_t n, index_t o, index_t W)
 {
@@ -125,7 +125,8 @@ using cell_types = boost::mpl::list<std::int8_t, std::uint16_t, float, double>;
 
 // The other way: a contiguous (rows, n, 3) into y[..., o:o+3] of rows x n cells of 4 elements,
 // W elements from row to row: a strided plan of 3-element wide elements written 4 apart
-// (kernels::expand_row for 1- and 8-byte T, one element a move for the others). Every element
+// (kernels::expand_row: by lane permutes and masked stores with AVX-512, else four cells a step for
+// 1-byte T, one element a move for the others). Every element
 // of y outside the view (each cell's fourth, the gaps between rows, the ends) must keep its
 // sentinel: another thread may be writing those (the alpha plane).
 template <class T>
@@ -169,8 +170,9 @@ void expand_case(index_t rows, index_t n, index_t o, index_t W)
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(first_three_of_four_expanded, T, cell_types)
 {
-    // every length through a few steps of 4 cells and the tail
-    for (index_t n = 1; n <= 13; ++n)
+    // every length through a few steps of 4 cells and the tail, and through two lines of
+    // destination cells and the tail (AVX-512: 64 / (4 E) cells a step)
+    for (index_t n = 1; n <= std::max<index_t>(13, 2 * 64 / (4 * index_t{sizeof(T)}) + 5); ++n)
         for (index_t o : {0, 1}) {
             expand_case<T>(1, n, o, 4 * n);
             expand_case<T>(3, n, o, 4 * n + 2);  // rows apart
@@ -180,10 +182,29 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(first_three_of_four_expanded, T, cell_types)
     expand_case<T>(5, 1500, 1, 4 * 1500 + 1);
 }
 
+// Which expanding plans write their cells by lines (kernels::masked_cells): those whose
+// destination spans less than masked_cells_below, past which stores under a mask ran slower.
+BOOST_AUTO_TEST_CASE(cells_expanded_by_lines_below_a_size)
+{
+    auto const plan = [](auto const* x, auto* y, index_t n) {
+        auto const e = lv::from_blob(x, {n, index_t{3}});
+        return plan_into(e, lv::from_blob(y, {n, index_t{4}}).slice(1, 0, 3), sizeof(*x));
+    };
+    std::vector<std::uint8_t> const xb(3 * (index_t{1} << 20));
+    std::vector<std::uint8_t> yb(4 * (index_t{1} << 20));
+    std::vector<float> const xf(3 * (index_t{1} << 20));
+    std::vector<float> yf(4 * (index_t{1} << 20));
+    BOOST_TEST(lv::kernels::masked_cells(plan(xb.data(), yb.data(), index_t{1} << 20)));  // 4 MiB
+    BOOST_TEST(lv::kernels::masked_cells(plan(xf.data(), yf.data(), index_t{1} << 18)));  // 4 MiB
+    BOOST_TEST(!lv::kernels::masked_cells(plan(xf.data(), yf.data(), index_t{1} << 20)));  // 16 MiB
+}
+
 BOOST_AUTO_TEST_CASE_TEMPLATE(first_three_of_four_compacted, T, cell_types)
 {
-    // every length through two 32-byte source steps, a 16-byte one and the tail
-    for (index_t n = 1; n <= 2 * 32 / (4 * index_t{sizeof(T)}) + 16 / (4 * index_t{sizeof(T)}) + 5; ++n)
+    // every length through two 64-byte source steps (AVX-512, each storing 16 bytes past its
+    // own, hence the 16 / E cells), two 32-byte ones, a 16-byte one and the tail
+    constexpr index_t E = sizeof(T);
+    for (index_t n = 1; n <= 2 * 64 / (4 * E) + 16 / E + 2 * 32 / (4 * E) + 16 / (4 * E) + 5; ++n)
         for (index_t o : {0, 1}) {
             cells_case<T>(1, n, o, 4 * n);
             cells_case<T>(3, n, o, 4 * n + 2);  // rows apart

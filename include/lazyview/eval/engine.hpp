@@ -51,6 +51,7 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   // A run of more than 64 bytes cut into elements (run_element) moves as 64-byte moves, the last
   // overlapping: one element at a time it ran below the bench's plain loop (kernels::strided_runs).
   const index_t cut_run = cut_run_bytes(p);
+  const bool masked = p.kind == engine_plan::strided && kernels::masked_cells(p);
   // nt_rows: a line per row of the widest chunk of B (kernels::line_carry; at most 511 rows,
   // too many for the stack of every call). Without it, rows' ends go plainly.
   std::unique_ptr<char[]> carry_rows;
@@ -105,7 +106,8 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           case 64: kernels::strided_loop<64>(ps, pd, in, in2); break;
           default:
             if (p.elem > 2 && p.elem < 64) {
-              kernels::with_odd_class(p.elem, [&]<int K>() { kernels::strided_loop_odd<K>(ps, pd, in, in2, p.elem); });
+              kernels::with_odd_class(p.elem,
+                                      [&]<int K>() { kernels::strided_loop_odd<K>(ps, pd, in, in2, p.elem, masked); });
               break;
             }
             for (index_t j = 0; j < in2.n; ++j)

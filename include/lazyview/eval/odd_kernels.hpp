@@ -132,9 +132,10 @@ inline void with_odd_class(index_t R, F&& f) {
 
 /// strided_loop for elements of R bytes, K/2 < R < K: where the row reads the first R = 3 K / 4
 /// bytes of cells of K (x[..., :3] of a last dim of 4) by compact_row, where it writes them by
-/// expand_row (each where it takes K), one element a time otherwise.
+/// expand_row (each where it takes K; by lines where `lines`, masked_cells), one element a time
+/// otherwise.
 template <int K>
-void strided_loop_odd(const char* s, char* d, const byte_loop& in, const byte_loop& in2, index_t R) {
+void strided_loop_odd(const char* s, char* d, const byte_loop& in, const byte_loop& in2, index_t R, bool lines) {
   if constexpr (compacts(K) || expands(K)) {
     const bool compact = compacts(K) && in.ss == K && in.ds == R, expand = expands(K) && in.ss == R && in.ds == K;
     if (R == 3 * K / 4 && (compact || expand)) {
@@ -142,7 +143,7 @@ void strided_loop_odd(const char* s, char* d, const byte_loop& in, const byte_lo
         if constexpr (compacts(K))
           if (compact) compact_row<K>(s, d, in.n);
         if constexpr (expands(K))
-          if (expand) expand_row<K>(s, d, in.n);
+          if (expand) expand_row<K>(s, d, in.n, lines);
       }
       return;
     }

@@ -81,6 +81,72 @@ inline void move_row(const char* s, char* d, const byte_loop& in) {
   for (; i > 0; --i, s += ss, d += ds) std::memcpy(d, s, E);
 }
 
+/// Whether this target permutes lanes of B bytes across a 64-byte vector (AVX-512F: 4 and 8
+/// bytes; BW: 2; VBMI: 1), which gather_row, compact_row and expand_row take a line at a time.
+constexpr bool lane_permutes(int B) {
+#if defined(__AVX512VBMI__)
+  if (B == 1) return true;
+#endif
+#if defined(__AVX512BW__)
+  if (B == 2) return true;
+#endif
+#if defined(__AVX512F__)
+  if (B == 4 || B == 8) return true;
+#endif
+  return B < 0;
+}
+
+#if defined(__AVX512F__)
+/// Lanes of B bytes from a or b as idx picks them (vpermt2b/w/d/q). @pre lane_permutes(B).
+template <int B>
+LAZYVIEW_ALWAYS_INLINE inline __m512i permute_two(__m512i a, __m512i idx, __m512i b) {
+#if defined(__AVX512VBMI__)
+  if constexpr (B == 1) return _mm512_permutex2var_epi8(a, idx, b);
+#endif
+#if defined(__AVX512BW__)
+  if constexpr (B == 2) return _mm512_permutex2var_epi16(a, idx, b);
+#endif
+  if constexpr (B == 4) return _mm512_permutex2var_epi32(a, idx, b);
+  return _mm512_permutex2var_epi64(a, idx, b);
+}
+
+/// Lanes of B bytes (1, 2, 4, 8): a load and a store of those whose bits in `k` are set (the
+/// others are neither read nor written, nor can they fault), and a permute of one vector.
+/// @pre lane_permutes(B).
+template <int B>
+LAZYVIEW_ALWAYS_INLINE inline __m512i load_lanes(const char* s, std::uint64_t k) {
+#if defined(__AVX512BW__)
+  if constexpr (B == 1) return _mm512_maskz_loadu_epi8(static_cast<__mmask64>(k), s);
+  if constexpr (B == 2) return _mm512_maskz_loadu_epi16(static_cast<__mmask32>(k), s);
+#endif
+  if constexpr (B == 4) return _mm512_maskz_loadu_epi32(static_cast<__mmask16>(k), s);
+  return _mm512_maskz_loadu_epi64(static_cast<__mmask8>(k), s);
+}
+template <int B>
+LAZYVIEW_ALWAYS_INLINE inline void store_lanes(char* d, std::uint64_t k, __m512i v) {
+#if defined(__AVX512BW__)
+  if constexpr (B == 1) return _mm512_mask_storeu_epi8(d, static_cast<__mmask64>(k), v);
+  if constexpr (B == 2) return _mm512_mask_storeu_epi16(d, static_cast<__mmask32>(k), v);
+#endif
+  if constexpr (B == 4) return _mm512_mask_storeu_epi32(d, static_cast<__mmask16>(k), v);
+  if constexpr (B == 8) return _mm512_mask_storeu_epi64(d, static_cast<__mmask8>(k), v);
+}
+// (zero-masked, all lanes: g++ 12's unmasked forms start from _mm512_undefined, which -Wall
+// reports as uninitialised, bug 105593; the compiler drops the mask)
+template <int B>
+LAZYVIEW_ALWAYS_INLINE inline __m512i permute_one(__m512i idx, __m512i v) {
+#if defined(__AVX512VBMI__)
+  if constexpr (B == 1) return _mm512_maskz_permutexvar_epi8(~__mmask64{0}, idx, v);
+#endif
+#if defined(__AVX512BW__)
+  if constexpr (B == 2) return _mm512_maskz_permutexvar_epi16(~__mmask32{0}, idx, v);
+#endif
+  if constexpr (B == 4) return _mm512_maskz_permutexvar_epi32(0xFFFF, idx, v);
+  return _mm512_maskz_permutexvar_epi64(0xFF, idx, v);
+}
+
+#endif
+
 /// Whether gather_row runs on this target (byte shuffles: SSSE3, or AVX2) for E-byte elements.
 // Not 8: two elements a lane from two loads, as many loads as move_row's and no faster (fp64
 // (16,1024).slice(1,1,1024,2), 1 thread, best of 7: 3.6-4.3 us one by one, 3.8-3.9 gathered).
@@ -120,21 +186,6 @@ struct gather_masks {
 template <int E, int K>
 inline constexpr gather_masks<E, K> gather_masks_of{};
 
-/// Whether gather_row<E, K> takes whole lines of destination a step: two-source lane permutes
-/// of E-byte lanes (AVX-512F vpermt2d for 4 bytes, BW vpermt2w for 2, VBMI vpermt2b for 1).
-constexpr bool gathers_lines(int E) {
-#if defined(__AVX512VBMI__)
-  if (E == 1) return true;
-#endif
-#if defined(__AVX512BW__)
-  if (E == 2) return true;
-#endif
-#if defined(__AVX512F__)
-  if (E == 4) return true;
-#endif
-  return E < 0;
-}
-
 #if defined(__AVX512F__)
 /// The lane indices of gather_row's whole-line step for E-byte lanes: lane o holds o K, E bytes
 /// little-endian. The permutes read only an index's low log2(128 / E) bits, so the one table
@@ -152,19 +203,6 @@ struct gather_lanes {
 template <int E, int K>
 inline constexpr gather_lanes<E, K> gather_lanes_of{};
 
-/// Lanes of E bytes from a or b as idx picks them (vpermt2b/w/d). @pre gathers_lines(E).
-template <int E>
-LAZYVIEW_ALWAYS_INLINE inline __m512i permute_two(__m512i a, __m512i idx, __m512i b) {
-#if defined(__AVX512VBMI__)
-  if constexpr (E == 1) return _mm512_permutex2var_epi8(a, idx, b);
-#endif
-#if defined(__AVX512BW__)
-  if constexpr (E == 2) return _mm512_permutex2var_epi16(a, idx, b);
-#endif
-  if constexpr (E == 4) return _mm512_permutex2var_epi32(a, idx, b);
-  return a;  // (not reached: gathers_lines)
-}
-
 /// Lanes of E bytes: a's where o K < 128 / E (from the first two source vectors), b's after.
 template <int E, int K>
 LAZYVIEW_ALWAYS_INLINE inline __m512i blend_upper(__m512i a, __m512i b) {
@@ -180,7 +218,7 @@ LAZYVIEW_ALWAYS_INLINE inline __m512i blend_upper(__m512i a, __m512i b) {
 #endif
 
 /// Moves a destination row of n E-byte elements, back to back from d, from every K-th element
-/// of the source from s: a line of destination a step where gathers_lines(E) (AVX-512: K
+/// of the source from s: a line of destination a step where lane_permutes(E) (AVX-512: K
 /// loads of 64 bytes, the first two permuted into the lanes they hold, the rest likewise and
 /// blended in), then 32 bytes a step (AVX2: K loads of two 16-byte halves, 16 K bytes apart,
 /// shuffled per lane and or-ed), then 16 (SSSE3), then move_row.
@@ -202,7 +240,7 @@ template <int E, int K>
 inline void gather_row(const char* s, char* d, index_t n) {
   index_t i = n;
 #if defined(__AVX512F__)
-  if constexpr (gathers_lines(E)) {
+  if constexpr (lane_permutes(E)) {
     const __m512i idx = _mm512_load_si512(gather_lanes_of<E, K>.m);
     const auto at = [&](int j) { return _mm512_loadu_si512(s + 64 * j); };
     for (; i > 64 / E; i -= 64 / E, s += 64 * K, d += 64) {
@@ -270,6 +308,26 @@ struct compact_mask {
 template <int S>
 inline constexpr compact_mask<S> compact_mask_of{};
 
+#if defined(__AVX512F__)
+/// The lane indices of compact_row's line steps (lanes of B = S / 4 bytes, little-endian): lane
+/// 3 c + k of 48 bytes of destination takes lane 4 c + k of a line of source cells; the last
+/// 16 bytes' lanes take lane 0. Example: S = 16 (fp32): 0, 1, 2, 4, 5, 6, ..., 12, 13, 14, 0, 0, 0, 0.
+template <int S>
+struct compact_lanes {
+  alignas(64) std::uint8_t m[64];
+  constexpr compact_lanes() : m{} {
+    constexpr int B = S / 4, L = 64 / B;
+    for (int o = 0; o < L; ++o)
+      for (int b = 0; b < B; ++b) {
+        const std::uint64_t from = o < 3 * L / 4 ? o / 3 * 4 + o % 3 : 0;
+        m[o * B + b] = static_cast<std::uint8_t>(from >> (8 * b));
+      }
+  }
+};
+template <int S>
+inline constexpr compact_lanes<S> compact_lanes_of{};
+#endif
+
 /// Moves a destination row of n elements of E = 3 S / 4 bytes, back to back from d, each read
 /// from the start of the next S bytes of the source from s: x[..., :3] (or [..., 1:]) of a last
 /// dim of 4, RGBA to RGB in u8 (S = 4), bf16 or fp16 (8), xyzw to xyz in fp32 (16). The plan's
@@ -278,12 +336,28 @@ inline constexpr compact_mask<S> compact_mask_of{};
 /// the lanes joined by a dword permute, stored as 16 + 8 bytes; then 16 source bytes a step
 /// (SSSE3), then one element at a time. A step reads its window, S / 4 bytes past its last
 /// element, only while more elements than it moves remain. fp64's cells (S = 32) move one
-/// element at a time. @pre compacts(S).
-/// Example: u8 (1024,1024,4)[..., :3], one loop (1048576):(4):(3): 131072 steps of 8 pixels.
+/// element at a time. With AVX-512 (lane_permutes(S / 4)), a line of source cells a step first,
+/// permuted into 48 bytes and stored as 64, whose last 16 the next step writes again: while more
+/// than 16 bytes of elements follow the step's. @pre compacts(S).
+/// Example: u8 (1024,1024,4)[..., :3], one loop (1048576):(4):(3): 131072 steps of 8 pixels
+/// (65536 of 16 with VBMI).
+// The line steps against the AVX2 ones, harness, lazyview::copy (g++ 12 -O3 -march=native, 2-core
+// Zen 5 VM, 1 thread, GB/s of the destination twice, medians of 3 alternated processes; a plain
+// loop of three assignments a cell in brackets): u8 3 MiB of destination 85.7 -> 102.5 (104.9),
+// 12 KiB 85.2 -> 218.1 (262.9); bf16 91.9 -> 105.0 (104.8); fp32 90.9 -> 102.2 (100.5), 48 KiB
+// 121.3 -> 155.0 (161.3); fp64 94.2 -> 100.5 (101.2); 48 MiB of fp32 alike (30.5 -> 31.1).
 template <int S>
 inline void compact_row(const char* s, char* d, index_t n) {
   constexpr int E = 3 * S / 4;
   index_t i = n;
+#if defined(__AVX512F__)
+  if constexpr (lane_permutes(S / 4)) {
+    // while the 16 bytes a store writes past its 48 are the next step's to write again
+    const __m512i idx = _mm512_load_si512(compact_lanes_of<S>.m);
+    for (; i >= 64 / S + (16 + E - 1) / E; i -= 64 / S, s += 64, d += 48)
+      _mm512_storeu_si512(d, permute_one<S / 4>(idx, _mm512_loadu_si512(s)));
+  }
+#endif
 #if defined(__SSSE3__)
   if constexpr (S <= 16) {
     const auto* m = compact_mask_of<S>.m;
@@ -313,6 +387,70 @@ inline void compact_row(const char* s, char* d, index_t n) {
 /// RGBA, fp32 and fp64 xyz into xyzw).
 constexpr bool expands(int S) { return S == 4 || S == 8 || S == 16 || S == 32; }
 
+/// The destination bytes (a strided plan's span, masked_cells) from which expand_row writes its
+/// cells one by one, not by expand_lines: stores under a mask whose line comes from memory ran
+/// slower than the plain ones. Harness, lazyview::copy of (n,3) into y[..., :3] of (n,4),
+/// 2-core Zen 5 VM, 1 thread, GB/s of the source's bytes twice, medians of 3 alternated
+/// processes, one by one -> expand_lines: u8 4 MiB of destination 19.5 -> 92.4, 16 KiB 20.5 ->
+/// 248.6; fp64 128 KiB 122.7 -> 155.4; fp32 4 MiB 71.3 -> 95.1, 8 MiB 64.4 ->
+/// 74.7, 16 MiB 44.2 -> 25.1, 64 MiB 32.7 -> 20.3; bf16 64 MiB 32.7 -> 19.8; u8 16 MiB 16.9 ->
+/// 25.6, 32 MiB 19.4 -> 19.4; fp64 8 MiB 78.9 -> 78.3, 32 MiB 32.7 -> 19.5. Asking for the
+/// lines ahead (prefetchw, 256 bytes to 4 KiB) won back a tenth of the loss at most.
+inline constexpr index_t masked_cells_below = index_t{12} << 20;
+
+/// Whether strided plan p writes its cells by expand_lines (where expand_row takes them): its
+/// destination spans less than masked_cells_below.
+/// Example: u8 (1048576,3) into (1048576,4)[..., :3], 4 MiB: yes; fp32 (1048576,3), 16 MiB: no.
+inline bool masked_cells(const engine_plan& p) {
+  return p.outer_count() * p.inner2.n * p.inner.n * magnitude(p.inner.ds) < masked_cells_below;
+}
+
+#if defined(__AVX512F__)
+/// The lane indices of expand_lines<S> (lanes of B = S / 4 bytes, little-endian): lane 4 c + k
+/// of a line of destination cells takes lane 3 c + k of the source (k < 3; k = 3, never stored,
+/// takes lane 0). Example: S = 16 (fp32): 0, 1, 2, 0, 3, 4, 5, 0, ..., 9, 10, 11, 0.
+template <int S>
+struct expand_lanes {
+  alignas(64) std::uint8_t m[64];
+  constexpr expand_lanes() : m{} {
+    constexpr int B = S / 4;
+    for (int o = 0; o < 64 / B; ++o)
+      for (int b = 0; b < B; ++b) {
+        const std::uint64_t from = o % 4 < 3 ? o / 4 * 3 + o % 4 : 0;
+        m[o * B + b] = static_cast<std::uint8_t>(from >> (8 * b));
+      }
+  }
+};
+template <int S>
+inline constexpr expand_lanes<S> expand_lanes_of{};
+
+/// expand_row<S> a line of destination cells a step: 48 source bytes read under a mask,
+/// permuted into the first three lanes of each cell, stored under a mask that leaves each
+/// cell's last lane untouched, unlike a plain store, which may not cover it (see expand_row).
+/// The last step's masks cover only its n % (64 / S) cells, so nothing is read past the row
+/// either. @pre lane_permutes(S / 4).
+/// Example: fp32 cells (S = 16), 10 cells: steps of 4, 4, then 2 (load lanes 0-5, store lanes
+/// 0-2 and 4-6).
+template <int S>
+inline void expand_lines(const char* s, char* d, index_t n) {
+  constexpr int B = S / 4, L = 64 / B, C = 64 / S;  // lane bytes, lanes, cells per line
+  constexpr std::uint64_t all = L == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << L) - 1;
+  const auto stored = [](int cells) {  // lanes 4 c, 4 c + 1, 4 c + 2 of the first `cells`
+    std::uint64_t k = 0;
+    for (int c = 0; c < cells; ++c) k |= std::uint64_t{7} << (4 * c);
+    return k;
+  };
+  constexpr std::uint64_t read = all >> (L / 4);  // 3 L / 4 lanes
+  const __m512i idx = _mm512_load_si512(expand_lanes_of<S>.m);
+  for (; n >= C; n -= C, s += 48, d += 64)
+    store_lanes<B>(d, stored(C), permute_one<B>(idx, load_lanes<B>(s, read)));
+  if (n > 0) {
+    const int c = static_cast<int>(n);
+    store_lanes<B>(d, stored(c), permute_one<B>(idx, load_lanes<B>(s, (std::uint64_t{1} << (3 * c)) - 1)));
+  }
+}
+#endif
+
 /// Moves n elements of E = 3 S / 4 bytes, back to back from s, each into the first E bytes of
 /// the next S-byte cell from d, the cells' last S / 4 bytes unwritten: x[..., :3] (or [..., 1:])
 /// of a last dim of 4 written from a (..., 3) tensor, RGB into RGBA's colour channels, xyz into
@@ -322,8 +460,9 @@ constexpr bool expands(int S) { return S == 4 || S == 8 || S == 16 || S == 32; }
 /// plain loop's speed on Zen 3, and maskmovdqu at 0.8. u8 (on little-endian targets): four cells
 /// a step from one 8-byte and one 4-byte load, each written as 2 + 1 bytes; the others one
 /// element at a time, as a power-of-two move and the rest (4 + 2, 8 + 4, 16 + 8 bytes).
-/// @pre expands(S). Example: u8 (1024,1024,3) into (1024,1024,4)[..., :3], one loop
-/// (1048576):(3):(4): 262144 steps of 4 pixels.
+/// With AVX-512 (lane_permutes(S / 4)) and `lines`, by expand_lines instead. @pre expands(S).
+/// Example: u8 (1024,1024,3) into (1024,1024,4)[..., :3], one loop (1048576):(3):(4): 262144
+/// steps of 4 pixels (65536 of 16 by expand_lines).
 // Against a plain loop of three assignments a cell (lazyview::copy, g++ 12 -O3 -march=native,
 // 2-core Zen 3 VM, 1 thread, best of 7, two runs), as two overlapping moves a cell (copy_odd) ->
 // these: u8 (1048576,3) 1.38-1.41x -> 2.11-2.19x; bf16 (262144,3) 1.10-1.15x -> 1.29-1.30x; fp32
@@ -332,9 +471,13 @@ constexpr bool expands(int S) { return S == 4 || S == 8 || S == 16 || S == 32; }
 // either way (medians of 5), although g++ compiles that loop to the same 8 + 4-byte moves; in a
 // harness with page-aligned buffers the same two loops ran the other way round (lazyview 1.17x).
 template <int S>
-inline void expand_row(const char* s, char* d, index_t n) {
+inline void expand_row(const char* s, char* d, index_t n, [[maybe_unused]] bool lines = true) {
   constexpr int E = 3 * S / 4;
   index_t i = n;
+#if defined(__AVX512F__)
+  if constexpr (lane_permutes(S / 4))
+    if (lines) return expand_lines<S>(s, d, n);
+#endif
   if constexpr (S == 4 && std::endian::native == std::endian::little) {
     const auto put = [](char* to, std::uint32_t v) {  // a cell's three bytes, the low ones of v
       const auto lo = static_cast<std::uint16_t>(v);
