@@ -82,6 +82,74 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(rows_gathered_at_a_constant_stride, T, gathered_ty
     gather_case<T>(7, 4000 / E + 3, 2, 1, 5);
 }
 
+// The mirror: a contiguous (rows, n) into y[:, o::K] of rows x W elements, W = n * K + pad: a
+// strided plan unit stride in the source and K apart in the destination (kernels::scatter_row
+// where the target permutes the element's lanes, move_row elsewhere). Every element of y
+// outside the view (between the view's, the gaps, the ends) must keep its sentinel.
+template <class T>
+void scatter_case(index_t rows, index_t n, index_t K, index_t o, index_t pad)
+{
+    constexpr index_t E = sizeof(T);
+    index_t const W = n * K + pad, N = rows * W;
+    guarded_bytes src(rows * n * E);  // ends at the last element read
+    T* const x = reinterpret_cast<T*>(src.data());
+    for (index_t i = 0; i < rows * n; ++i) x[i] = value_at<T>(i);
+    std::vector<T> buf(static_cast<std::size_t>(N + 2));
+    T* const y = buf.data() + 1;
+    auto const e = lv::from_blob(static_cast<T const*>(x), {rows, n});
+    auto const to = lv::from_blob(y, {rows, W}).slice(1, o, o + (n - 1) * K + 1, K);
+    std::string const what = std::to_string(E) + "-byte (" + std::to_string(rows) + "," + std::to_string(n) +
+                             ") into (" + std::to_string(rows) + "," + std::to_string(W) + ").slice(1," +
+                             std::to_string(o) + ",_," + std::to_string(K) + ")";
+    if (n >= 2) {
+        lv::engine_plan const ep = plan_into(e, to, E);
+        BOOST_TEST((ep.kind == lv::engine_plan::strided && ep.elem == E && ep.inner.ss == E && ep.inner.ds == K * E),
+                   what << ": plan kind " << int(ep.kind) << ", inner (" << ep.inner.n << "):(" << ep.inner.ss << "):("
+                        << ep.inner.ds << ")");
+        int const scattered = [&] {
+            switch (E) {
+                case 1: return lv::kernels::scatter_stride<1>(ep.inner);
+                case 2: return lv::kernels::scatter_stride<2>(ep.inner);
+                case 4: return lv::kernels::scatter_stride<4>(ep.inner);
+                case 8: return lv::kernels::scatter_stride<8>(ep.inner);
+                default: return lv::kernels::scatter_stride<3>(ep.inner);
+            }
+        }();
+        BOOST_TEST(scattered == (lv::kernels::lane_permutes(E) ? K : 0), what << ": scatter_stride " << scattered);
+    }
+    for (unsigned th : {1u, 2u}) {
+        std::fill(buf.begin(), buf.end(), sentinel<T>());
+        lv::copy(e, to, lv::threads{th});
+        index_t bad = 0, first = -1, clobbered = 0;
+        for (index_t r = 0; r < rows; ++r)
+            for (index_t i = 0; i < n; ++i)
+                if (!(y[r * W + o + i * K] == x[r * n + i]) && bad++ == 0) first = r * n + i;
+        for (index_t k = -1; k <= N; ++k) {
+            index_t const c = k >= 0 ? k % W : -1;
+            bool const in_view = k >= 0 && k < N && c >= o && (c - o) % K == 0 && (c - o) / K < n;
+            clobbered += !in_view && !(y[k] == sentinel<T>());
+        }
+        BOOST_TEST(bad == 0, what << ", threads " << th << ": " << bad << " differ, first at " << first);
+        BOOST_TEST(clobbered == 0, what << ", threads " << th << ": " << clobbered << " elements outside the view written");
+    }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(rows_scattered_at_a_constant_stride, T, gathered_types)
+{
+    constexpr index_t E = sizeof(T);
+    // every length through two 64-byte source steps and the tail, then long rows
+    for (index_t K : {2, 3, 4})
+        for (index_t n = 1; n <= 2 * 64 / E + 5; ++n) {
+            scatter_case<T>(1, n, K, 0, 0);
+            scatter_case<T>(3, n, K, K - 1, 1);  // rows one element apart past their last
+        }
+    for (index_t K : {2, 3, 4}) {
+        scatter_case<T>(1, 4099, K, 1, 0);
+        scatter_case<T>(1, 20001, K, 0, 0);  // pieces that two threads share
+        scatter_case<T>(7, 4000 / E + 3, K, 1, 5);
+    }
+}
+
 // rows x n cells of 4 elements, W elements from row to row (W >= 4 n), of which x[..., o:o+3]
 // (o = 0, 1) into (rows, n, 3): a strided plan of 3-element wide elements 4 apart
 // (kernels::compact_row: a line of source cells a step with AVX-512; 1-, 2- and 4-byte T where

@@ -97,13 +97,13 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           break;
         }
         switch (p.elem) {
-          case 1: kernels::strided_loop<1>(ps, pd, in, in2); break;
-          case 2: kernels::strided_loop<2>(ps, pd, in, in2); break;
-          case 4: kernels::strided_loop<4>(ps, pd, in, in2); break;
-          case 8: kernels::strided_loop<8>(ps, pd, in, in2); break;
-          case 16: kernels::strided_loop<16>(ps, pd, in, in2); break;
-          case 32: kernels::strided_loop<32>(ps, pd, in, in2); break;
-          case 64: kernels::strided_loop<64>(ps, pd, in, in2); break;
+          case 1: kernels::strided_loop<1>(ps, pd, in, in2, masked); break;
+          case 2: kernels::strided_loop<2>(ps, pd, in, in2, masked); break;
+          case 4: kernels::strided_loop<4>(ps, pd, in, in2, masked); break;
+          case 8: kernels::strided_loop<8>(ps, pd, in, in2, masked); break;
+          case 16: kernels::strided_loop<16>(ps, pd, in, in2, masked); break;
+          case 32: kernels::strided_loop<32>(ps, pd, in, in2, masked); break;
+          case 64: kernels::strided_loop<64>(ps, pd, in, in2, masked); break;
           default:
             if (p.elem > 2 && p.elem < 64) {
               kernels::with_odd_class(p.elem,

@@ -16,7 +16,8 @@ namespace lazyview {
 namespace kernels {
 
 /// The strided plan of E-byte elements: in2.n rows of in (engine_plan::strided), each by
-/// gather_row where gather_stride takes it, else by move_row.
+/// scatter_row where scatter_stride takes it and `lines` (masked_cells), by gather_row where
+/// gather_stride takes it, else by move_row.
 /// Example: u8 (64,1024,3).select(2,1) into (64,1024): one row (65536):(3):(1).
 // Element by element, with an index product each, such plans ran 5-9x slower than a plain loop
 // with constant strides (g++ 12 -O3 -march=native, 2-core Zen 3 VM, best of 7, ns per copy;
@@ -27,7 +28,19 @@ namespace kernels {
 // -> 106-117 us. The plain loop's lead was the compiler's vector gather of a constant stride,
 // which gather_row now matches or passes for its rows (see there).
 template <int E>
-void strided_loop(const char* s, char* d, const byte_loop& in, const byte_loop& in2) {
+void strided_loop(const char* s, char* d, const byte_loop& in, const byte_loop& in2, [[maybe_unused]] bool lines) {
+#if defined(__AVX512F__)
+  if constexpr (lane_permutes(E)) {
+    const auto rows = [&]<int K>() {
+      for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) scatter_row<E, K>(s, d, in.n);
+    };
+    switch (lines ? scatter_stride<E>(in) : 0) {
+      case 2: return rows.template operator()<2>();
+      case 3: return rows.template operator()<3>();
+      case 4: return rows.template operator()<4>();
+    }
+  }
+#endif
   if constexpr (gathers(E)) {
     const auto rows = [&]<int K>() {
       for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) gather_row<E, K>(s, d, in.n);
