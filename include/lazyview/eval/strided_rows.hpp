@@ -469,6 +469,12 @@ inline bool masked_cells(const engine_plan& p) {
   return p.outer_count() * p.inner2.n * p.inner.n * magnitude(p.inner.ds) < masked_cells_below;
 }
 
+/// Whether expand_row<S> takes its cells a line at a time (expand_lines): where the target
+/// permutes lanes of S / 4 bytes, but not fp64's cells (S = 32), two to a line, which bench/ab
+/// read at 0.88x (0.83-0.90x) of their 16 + 8-byte moves at 1 thread (scatters/fp64/262144x4,
+/// 8 MiB, 3 rounds), though 1.27x in a harness in cache.
+constexpr bool expands_lines(int S) { return S < 32 && lane_permutes(S / 4); }
+
 #if defined(__AVX512F__)
 /// The lane indices of expand_lines<S> (lanes of B = S / 4 bytes, little-endian): lane 4 c + k
 /// of a line of destination cells takes lane 3 c + k of the source (k < 3; k = 3, never stored,
@@ -492,7 +498,7 @@ inline constexpr expand_lanes<S> expand_lanes_of{};
 /// permuted into the first three lanes of each cell, stored under a mask that leaves each
 /// cell's last lane untouched, unlike a plain store, which may not cover it (see expand_row).
 /// The last step's masks cover only its n % (64 / S) cells, so nothing is read past the row
-/// either. @pre lane_permutes(S / 4).
+/// either. @pre expands_lines(S).
 /// Example: fp32 cells (S = 16), 10 cells: steps of 4, 4, then 2 (load lanes 0-5, store lanes
 /// 0-2 and 4-6).
 template <int S>
@@ -524,7 +530,7 @@ inline void expand_lines(const char* s, char* d, index_t n) {
 /// plain loop's speed on Zen 3, and maskmovdqu at 0.8. u8 (on little-endian targets): four cells
 /// a step from one 8-byte and one 4-byte load, each written as 2 + 1 bytes; the others one
 /// element at a time, as a power-of-two move and the rest (4 + 2, 8 + 4, 16 + 8 bytes).
-/// With AVX-512 (lane_permutes(S / 4)) and `lines`, by expand_lines instead. @pre expands(S).
+/// With AVX-512 (expands_lines(S)) and `lines`, by expand_lines instead. @pre expands(S).
 /// Example: u8 (1024,1024,3) into (1024,1024,4)[..., :3], one loop (1048576):(3):(4): 262144
 /// steps of 4 pixels (65536 of 16 by expand_lines).
 // Against a plain loop of three assignments a cell (lazyview::copy, g++ 12 -O3 -march=native,
@@ -539,7 +545,7 @@ inline void expand_row(const char* s, char* d, index_t n, [[maybe_unused]] bool 
   constexpr int E = 3 * S / 4;
   index_t i = n;
 #if defined(__AVX512F__)
-  if constexpr (lane_permutes(S / 4))
+  if constexpr (expands_lines(S))
     if (lines) return expand_lines<S>(s, d, n);
 #endif
   if constexpr (S == 4 && std::endian::native == std::endian::little) {
