@@ -85,7 +85,8 @@ inline void move_row(const char* s, char* d, const byte_loop& in) {
 }
 
 /// Whether this target permutes lanes of B bytes across a 64-byte vector (AVX-512F: 4 and 8
-/// bytes; BW: 2; VBMI: 1), which gather_row, compact_row and expand_row take a line at a time.
+/// bytes; BW: 2; VBMI: 1), which gather_row, scatter_row, compact_row and expand_row take a line
+/// at a time.
 constexpr bool lane_permutes(int B) {
 #if defined(__AVX512VBMI__)
   if (B == 1) return true;
@@ -375,7 +376,7 @@ inline constexpr compact_mask<S> compact_mask_of{};
 #if defined(__AVX512F__)
 /// The lane indices of compact_row's line steps (lanes of B = S / 4 bytes, little-endian): lane
 /// 3 c + k of 48 bytes of destination takes lane 4 c + k of a line of source cells; the last
-/// 16 bytes' lanes take lane 0. Example: S = 16 (fp32): 0, 1, 2, 4, 5, 6, ..., 12, 13, 14, 0, 0, 0, 0.
+/// 16 bytes' lanes take lane 0. Example: S = 16 (fp32): 0, 1, 2, 4, 5, 6, ..., 14, 0, 0, 0, 0.
 template <int S>
 struct compact_lanes {
   alignas(64) std::uint8_t m[64];
@@ -452,8 +453,9 @@ inline void compact_row(const char* s, char* d, index_t n) {
 constexpr bool expands(int S) { return S == 4 || S == 8 || S == 16 || S == 32; }
 
 /// The destination bytes (a strided plan's span, masked_cells) from which expand_row writes its
-/// cells one by one, not by expand_lines: stores under a mask whose line comes from memory ran
-/// slower than the plain ones. Harness, lazyview::copy of (n,3) into y[..., :3] of (n,4),
+/// cells one by one, not by expand_lines, and strided_loop's scatters element by element, not
+/// by scatter_row: stores under a mask whose line comes from memory ran slower than the plain
+/// ones. Harness, lazyview::copy of (n,3) into y[..., :3] of (n,4),
 /// 2-core Zen 5 VM, 1 thread, GB/s of the source's bytes twice, medians of 3 alternated
 /// processes, one by one -> expand_lines: u8 4 MiB of destination 19.5 -> 92.4, 16 KiB 20.5 ->
 /// 248.6; fp64 128 KiB 122.7 -> 155.4; fp32 4 MiB 71.3 -> 95.1, 8 MiB 64.4 ->
@@ -462,8 +464,8 @@ constexpr bool expands(int S) { return S == 4 || S == 8 || S == 16 || S == 32; }
 /// lines ahead (prefetchw, 256 bytes to 4 KiB) won back a tenth of the loss at most.
 inline constexpr index_t masked_cells_below = index_t{12} << 20;
 
-/// Whether strided plan p writes its cells by expand_lines (where expand_row takes them): its
-/// destination spans less than masked_cells_below.
+/// Whether strided plan p writes by stores under a mask (expand_lines, scatter_row) where its
+/// rows take them: its destination spans less than masked_cells_below.
 /// Example: u8 (1048576,3) into (1048576,4)[..., :3], 4 MiB: yes; fp32 (1048576,3), 16 MiB: no.
 inline bool masked_cells(const engine_plan& p) {
   return p.outer_count() * p.inner2.n * p.inner.n * magnitude(p.inner.ds) < masked_cells_below;
