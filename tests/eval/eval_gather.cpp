@@ -16,6 +16,19 @@ using gathered_types = boost::mpl::list<std::int8_t, std::uint16_t, float, doubl
 
 #if defined(LAZYVIEW_TEST_GUARD_PAGES)
 
+// f.template operator()<N>() for the element size N = E of these cases (1, 2, 4, 8; else rgb's 3)
+template <class F>
+int of_size(index_t E, F f)
+{
+    switch (E) {
+        case 1: return f.template operator()<1>();
+        case 2: return f.template operator()<2>();
+        case 4: return f.template operator()<4>();
+        case 8: return f.template operator()<8>();
+        default: return f.template operator()<3>();
+    }
+}
+
 // rows x n elements, element (r, i) read from x[r * W + o + i * K], W = n * K + pad (pad 0: the
 // rows coalesce into one loop of rows * n).
 template <class T>
@@ -38,15 +51,7 @@ void gather_case(index_t rows, index_t n, index_t K, index_t o, index_t pad)
         BOOST_TEST((ep.kind == lv::engine_plan::strided && ep.elem == E && ep.inner.ds == E && ep.inner.ss == K * E),
                    what << ": plan kind " << int(ep.kind) << ", inner (" << ep.inner.n << "):(" << ep.inner.ss << "):("
                         << ep.inner.ds << ")");
-        int const gathered = [&] {
-            switch (E) {
-                case 1: return lv::kernels::gather_stride<1>(ep.inner);
-                case 2: return lv::kernels::gather_stride<2>(ep.inner);
-                case 4: return lv::kernels::gather_stride<4>(ep.inner);
-                case 8: return lv::kernels::gather_stride<8>(ep.inner);
-                default: return lv::kernels::gather_stride<3>(ep.inner);
-            }
-        }();
+        int const gathered = of_size(E, [&]<int N>() { return lv::kernels::gather_stride<N>(ep.inner); });
         BOOST_TEST(gathered == (lv::kernels::gathers(E) ? K : 0), what << ": gather_stride " << gathered);
     }
     std::vector<T> buf(static_cast<std::size_t>(N + 2));
@@ -106,15 +111,7 @@ void scatter_case(index_t rows, index_t n, index_t K, index_t o, index_t pad)
         BOOST_TEST((ep.kind == lv::engine_plan::strided && ep.elem == E && ep.inner.ss == E && ep.inner.ds == K * E),
                    what << ": plan kind " << int(ep.kind) << ", inner (" << ep.inner.n << "):(" << ep.inner.ss << "):("
                         << ep.inner.ds << ")");
-        int const scattered = [&] {
-            switch (E) {
-                case 1: return lv::kernels::scatter_stride<1>(ep.inner);
-                case 2: return lv::kernels::scatter_stride<2>(ep.inner);
-                case 4: return lv::kernels::scatter_stride<4>(ep.inner);
-                case 8: return lv::kernels::scatter_stride<8>(ep.inner);
-                default: return lv::kernels::scatter_stride<3>(ep.inner);
-            }
-        }();
+        int const scattered = of_size(E, [&]<int N>() { return lv::kernels::scatter_stride<N>(ep.inner); });
         BOOST_TEST(scattered == (lv::kernels::lane_permutes(E) ? K : 0), what << ": scatter_stride " << scattered);
     }
     for (unsigned th : {1u, 2u}) {

@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "engine_plan.hpp"
+#include "lane_permutes.hpp"
 
 #if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
@@ -211,28 +212,6 @@ inline const narrow_shuffles& narrow_shuffles_of(int C, int E, bool split) {
   return all[((C - static_cast<int>(narrow_min)) * 4 + narrow_elem_index(E)) * 2 + (split ? 1 : 0)];
 }
 
-#if defined(__AVX512F__)
-/// Two-source permute of narrow_lane-byte lanes, and a blend by lane mask.
-inline __m512i narrow_permute(__m512i a, __m512i idx, __m512i b) {
-#if defined(__AVX512BW__) && defined(__AVX512VBMI__)
-  return _mm512_permutex2var_epi8(a, idx, b);
-#elif defined(__AVX512BW__)
-  return _mm512_permutex2var_epi16(a, idx, b);
-#else
-  return _mm512_permutex2var_epi32(a, idx, b);
-#endif
-}
-inline __m512i narrow_blend(std::uint64_t m, __m512i a, __m512i b) {
-#if defined(__AVX512BW__) && defined(__AVX512VBMI__)
-  return _mm512_mask_blend_epi8(m, a, b);
-#elif defined(__AVX512BW__)
-  return _mm512_mask_blend_epi16(static_cast<__mmask32>(m), a, b);
-#else
-  return _mm512_mask_blend_epi32(static_cast<__mmask16>(m), a, b);
-#endif
-}
-#endif
-
 /// Moves `count` rounds of a narrow transpose of C rows: round i loads C vectors, from
 /// s[k] + i * s_step, and stores C, at d[o] + i * d_step, each made by the permutes of `tab`.
 /// With V = narrow_vector: split (from rows of C elements back to back to C rows): s[k] =
@@ -260,9 +239,12 @@ void narrow_rounds(const narrow_table& tab, const char* const* s, index_t s_step
     each([&]<int O>() {
       // (every lane comes from one pair: the first pair's permute leaves the others' lanes
       // for their blends)
-      __m512i r = narrow_permute(v[0], idx[O][0], v[1]);
+      __m512i r = permute_two<narrow_lane>(v[0], idx[O][0], v[1]);
       each([&]<int Q>() {
-        if constexpr (Q > 0) r = narrow_blend(mask[O][Q], r, narrow_permute(v[2 * Q], idx[O][Q], v[2 * Q + 1]));
+        if constexpr (Q > 0) {
+          const __m512i q = permute_two<narrow_lane>(v[2 * Q], idx[O][Q], v[2 * Q + 1]);
+          r = blend_lanes<narrow_lane>(mask[O][Q], r, q);
+        }
       }, std::make_integer_sequence<int, P>{});
       char* const to = d[O] + i * d_step;
       if (nt)

@@ -34,22 +34,14 @@ void strided_loop(const char* s, char* d, const byte_loop& in, const byte_loop& 
     const auto rows = [&]<int K>() {
       for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) scatter_row<E, K>(s, d, in.n);
     };
-    switch (lines ? scatter_stride<E>(in) : 0) {
-      case 2: return rows.template operator()<2>();
-      case 3: return rows.template operator()<3>();
-      case 4: return rows.template operator()<4>();
-    }
+    if (lines && with_stride(scatter_stride<E>(in), rows)) return;
   }
 #endif
   if constexpr (gathers(E)) {
     const auto rows = [&]<int K>() {
       for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) gather_row<E, K>(s, d, in.n);
     };
-    switch (gather_stride<E>(in)) {
-      case 2: return rows.template operator()<2>();
-      case 3: return rows.template operator()<3>();
-      case 4: return rows.template operator()<4>();
-    }
+    if (with_stride(gather_stride<E>(in), rows)) return;
   }
   for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) move_row<E>(s, d, in);
 }

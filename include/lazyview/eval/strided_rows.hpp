@@ -17,6 +17,7 @@
 #endif
 
 #include "engine_plan.hpp"  // byte_loop
+#include "lane_permutes.hpp"
 
 namespace lazyview {
 
@@ -84,73 +85,6 @@ inline void move_row(const char* s, char* d, const byte_loop& in) {
   for (; i > 0; --i, s += ss, d += ds) std::memcpy(d, s, E);
 }
 
-/// Whether this target permutes lanes of B bytes across a 64-byte vector (AVX-512F: 4 and 8
-/// bytes; BW: 2; VBMI: 1), which gather_row, scatter_row, compact_row and expand_row take a line
-/// at a time.
-constexpr bool lane_permutes(int B) {
-#if defined(__AVX512VBMI__)
-  if (B == 1) return true;
-#endif
-#if defined(__AVX512BW__)
-  if (B == 2) return true;
-#endif
-#if defined(__AVX512F__)
-  if (B == 4 || B == 8) return true;
-#endif
-  return B < 0;
-}
-
-#if defined(__AVX512F__)
-/// Lanes of B bytes from a or b as idx picks them (vpermt2b/w/d/q). @pre lane_permutes(B).
-template <int B>
-LAZYVIEW_ALWAYS_INLINE inline __m512i permute_two(__m512i a, __m512i idx, __m512i b) {
-#if defined(__AVX512VBMI__)
-  if constexpr (B == 1) return _mm512_permutex2var_epi8(a, idx, b);
-#endif
-#if defined(__AVX512BW__)
-  if constexpr (B == 2) return _mm512_permutex2var_epi16(a, idx, b);
-#endif
-  if constexpr (B == 4) return _mm512_permutex2var_epi32(a, idx, b);
-  return _mm512_permutex2var_epi64(a, idx, b);
-}
-
-/// Lanes of B bytes (1, 2, 4, 8): a load and a store of those whose bits in `k` are set (the
-/// others are neither read nor written, nor can they fault), and a permute of one vector.
-/// @pre lane_permutes(B).
-template <int B>
-LAZYVIEW_ALWAYS_INLINE inline __m512i load_lanes(const char* s, std::uint64_t k) {
-#if defined(__AVX512BW__)
-  if constexpr (B == 1) return _mm512_maskz_loadu_epi8(static_cast<__mmask64>(k), s);
-  if constexpr (B == 2) return _mm512_maskz_loadu_epi16(static_cast<__mmask32>(k), s);
-#endif
-  if constexpr (B == 4) return _mm512_maskz_loadu_epi32(static_cast<__mmask16>(k), s);
-  return _mm512_maskz_loadu_epi64(static_cast<__mmask8>(k), s);
-}
-template <int B>
-LAZYVIEW_ALWAYS_INLINE inline void store_lanes(char* d, std::uint64_t k, __m512i v) {
-#if defined(__AVX512BW__)
-  if constexpr (B == 1) return _mm512_mask_storeu_epi8(d, static_cast<__mmask64>(k), v);
-  if constexpr (B == 2) return _mm512_mask_storeu_epi16(d, static_cast<__mmask32>(k), v);
-#endif
-  if constexpr (B == 4) return _mm512_mask_storeu_epi32(d, static_cast<__mmask16>(k), v);
-  if constexpr (B == 8) return _mm512_mask_storeu_epi64(d, static_cast<__mmask8>(k), v);
-}
-// (zero-masked, all lanes: g++ 12's unmasked forms start from _mm512_undefined, which -Wall
-// reports as uninitialised, bug 105593; the compiler drops the mask)
-template <int B>
-LAZYVIEW_ALWAYS_INLINE inline __m512i permute_one(__m512i idx, __m512i v) {
-#if defined(__AVX512VBMI__)
-  if constexpr (B == 1) return _mm512_maskz_permutexvar_epi8(~__mmask64{0}, idx, v);
-#endif
-#if defined(__AVX512BW__)
-  if constexpr (B == 2) return _mm512_maskz_permutexvar_epi16(~__mmask32{0}, idx, v);
-#endif
-  if constexpr (B == 4) return _mm512_maskz_permutexvar_epi32(0xFFFF, idx, v);
-  return _mm512_maskz_permutexvar_epi64(0xFF, idx, v);
-}
-
-#endif
-
 /// Whether gather_row runs on this target (byte shuffles: SSSE3, or AVX2) for E-byte elements.
 // Not 8: two elements a lane from two loads, as many loads as move_row's and no faster (fp64
 // (16,1024).slice(1,1,1024,2), 1 thread, best of 7: 3.6-4.3 us one by one, 3.8-3.9 gathered).
@@ -160,6 +94,18 @@ constexpr bool gathers(int E) {
 #else
   return E < 0;  // (false, in a form that uses E)
 #endif
+}
+
+/// Runs f.template operator()<K>() where K is 2, 3 or 4 (a gather's or a scatter's stride);
+/// returns whether it did.
+template <class F>
+LAZYVIEW_ALWAYS_INLINE inline bool with_stride(int K, F&& f) {
+  switch (K) {
+    case 2: f.template operator()<2>(); return true;
+    case 3: f.template operator()<3>(); return true;
+    case 4: f.template operator()<4>(); return true;
+  }
+  return false;
 }
 
 /// K where gather_row<E, K> moves the row `in`: K = 2, 3 or 4 where in is unit stride in the
@@ -194,14 +140,15 @@ inline constexpr gather_masks<E, K> gather_masks_of{};
 /// The lane indices of gather_row's whole-line step for E-byte lanes: lane o holds o K, E bytes
 /// little-endian. The permutes read only an index's low log2(128 / E) bits, so the one table
 /// picks element o K from the first two source vectors of a window where o K < 128 / E, and
-/// element o K - 128 / E from the last two (the third alone for K = 3) elsewhere.
+/// element o K - 128 / E from the last two elsewhere (for K = 3 from the third alone, whose
+/// one-source permute reads the low log2(64 / E) bits: the same lane, as 128 / E is a multiple
+/// of 64 / E).
 /// Example: E = 4, K = 3: 0, 3, ..., 30, then 33 (the third vector's lane 1), ..., 45.
 template <int E, int K>
 struct gather_lanes {
   alignas(64) std::uint8_t m[64];
   constexpr gather_lanes() : m{} {
-    for (int o = 0; o < 64 / E; ++o)
-      for (int b = 0; b < E; ++b) m[o * E + b] = static_cast<std::uint8_t>((o * K) >> (8 * b));
+    for (int o = 0; o < 64 / E; ++o) put_lane(m, E, o, static_cast<std::uint64_t>(o * K));
   }
 };
 template <int E, int K>
@@ -211,13 +158,7 @@ inline constexpr gather_lanes<E, K> gather_lanes_of{};
 template <int E, int K>
 LAZYVIEW_ALWAYS_INLINE inline __m512i blend_upper(__m512i a, __m512i b) {
   constexpr int L = 64 / E, first = (2 * L + K - 1) / K;  // lanes from a: [0, first)
-  constexpr std::uint64_t bits = (L == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << L) - 1) &
-                                 ~((std::uint64_t{1} << first) - 1);
-#if defined(__AVX512BW__)
-  if constexpr (E == 1) return _mm512_mask_blend_epi8(static_cast<__mmask64>(bits), a, b);
-  if constexpr (E == 2) return _mm512_mask_blend_epi16(static_cast<__mmask32>(bits), a, b);
-#endif
-  return _mm512_mask_blend_epi32(static_cast<__mmask16>(bits), a, b);
+  return blend_lanes<E>(first_lanes(L) & ~first_lanes(first), a, b);
 }
 #endif
 
@@ -249,7 +190,7 @@ inline void gather_row(const char* s, char* d, index_t n) {
     const auto at = [&](int j) { return _mm512_loadu_si512(s + 64 * j); };
     for (; i > 64 / E; i -= 64 / E, s += 64 * K, d += 64) {
       __m512i v = permute_two<E>(at(0), idx, at(1));
-      if constexpr (K == 3) v = blend_upper<E, K>(v, permute_two<E>(at(2), idx, at(2)));
+      if constexpr (K == 3) v = blend_upper<E, K>(v, permute_one<E>(idx, at(2)));
       if constexpr (K == 4) v = blend_upper<E, K>(v, permute_two<E>(at(2), idx, at(3)));
       _mm512_storeu_si512(d, v);
     }
@@ -311,7 +252,7 @@ struct scatter_lanes {
         const int at = j * L + o;
         if (at % K != 0) continue;
         keep[j] |= std::uint64_t{1} << o;
-        for (int b = 0; b < E; ++b) m[j][o * E + b] = static_cast<std::uint8_t>(std::uint64_t(at / K) >> (8 * b));
+        put_lane(m[j], E, o, static_cast<std::uint64_t>(at / K));
       }
   }
 };
@@ -382,11 +323,7 @@ struct compact_lanes {
   alignas(64) std::uint8_t m[64];
   constexpr compact_lanes() : m{} {
     constexpr int B = S / 4, L = 64 / B;
-    for (int o = 0; o < L; ++o)
-      for (int b = 0; b < B; ++b) {
-        const std::uint64_t from = o < 3 * L / 4 ? o / 3 * 4 + o % 3 : 0;
-        m[o * B + b] = static_cast<std::uint8_t>(from >> (8 * b));
-      }
+    for (int o = 0; o < L; ++o) put_lane(m, B, o, static_cast<std::uint64_t>(o < 3 * L / 4 ? o / 3 * 4 + o % 3 : 0));
   }
 };
 template <int S>
@@ -486,11 +423,7 @@ struct expand_lanes {
   alignas(64) std::uint8_t m[64];
   constexpr expand_lanes() : m{} {
     constexpr int B = S / 4;
-    for (int o = 0; o < 64 / B; ++o)
-      for (int b = 0; b < B; ++b) {
-        const std::uint64_t from = o % 4 < 3 ? o / 4 * 3 + o % 4 : 0;
-        m[o * B + b] = static_cast<std::uint8_t>(from >> (8 * b));
-      }
+    for (int o = 0; o < 64 / B; ++o) put_lane(m, B, o, static_cast<std::uint64_t>(o % 4 < 3 ? o / 4 * 3 + o % 4 : 0));
   }
 };
 template <int S>
@@ -506,19 +439,18 @@ inline constexpr expand_lanes<S> expand_lanes_of{};
 template <int S>
 inline void expand_lines(const char* s, char* d, index_t n) {
   constexpr int B = S / 4, L = 64 / B, C = 64 / S;  // lane bytes, lanes, cells per line
-  constexpr std::uint64_t all = L == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << L) - 1;
   const auto stored = [](int cells) {  // lanes 4 c, 4 c + 1, 4 c + 2 of the first `cells`
     std::uint64_t k = 0;
     for (int c = 0; c < cells; ++c) k |= std::uint64_t{7} << (4 * c);
     return k;
   };
-  constexpr std::uint64_t read = all >> (L / 4);  // 3 L / 4 lanes
+  constexpr std::uint64_t read = first_lanes(3 * L / 4);
   const __m512i idx = _mm512_load_si512(expand_lanes_of<S>.m);
   for (; n >= C; n -= C, s += 48, d += 64)
     store_lanes<B>(d, stored(C), permute_one<B>(idx, load_lanes<B>(s, read)));
   if (n > 0) {
     const int c = static_cast<int>(n);
-    store_lanes<B>(d, stored(c), permute_one<B>(idx, load_lanes<B>(s, (std::uint64_t{1} << (3 * c)) - 1)));
+    store_lanes<B>(d, stored(c), permute_one<B>(idx, load_lanes<B>(s, first_lanes(3 * c))));
   }
 }
 #endif
@@ -574,13 +506,8 @@ inline void expand_row(const char* s, char* d, index_t n, [[maybe_unused]] bool 
 /// nest's innermost rows, K found once per copy. @pre K == gather_stride<E>(in).
 template <int E>
 inline void move_row_at(int K, const char* s, char* d, const byte_loop& in) {
-  if constexpr (gathers(E)) {
-    switch (K) {
-      case 2: return gather_row<E, 2>(s, d, in.n);
-      case 3: return gather_row<E, 3>(s, d, in.n);
-      case 4: return gather_row<E, 4>(s, d, in.n);
-    }
-  }
+  if constexpr (gathers(E))
+    if (with_stride(K, [&]<int G>() { gather_row<E, G>(s, d, in.n); })) return;
   move_row<E>(s, d, in);
 }
 
