@@ -115,8 +115,10 @@ enum class move_kind { fixed, odd, bytes };
 /// N > 0: the innermost loop has N iterations, unrolled (FLUX's pairs: the loop's own counting
 /// cost more than its moves). Fixed elements of a longer innermost loop move four per step
 /// (move_row), or by byte shuffles where it reads every 2nd to 4th element of its source into a
-/// destination row (gather_row, through move_row_at); odd ones (3, 6, 12 bytes) so where they are
-/// the first 3/4 of each cell of E (compact_row) or written there (expand_row).
+/// destination row (gather_row, through move_row_at), or by lane permutes where it writes a
+/// source row into every 2nd to 4th element (scatter_row, AVX-512); odd ones (3, 6, 12 bytes)
+/// so where they are the first 3/4 of each cell of E (compact_row) or written there
+/// (expand_row).
 /// @pre n >= 1, every loop of size >= 1; N == 0 or N == l[n - 1].n.
 template <int E, move_kind M, int N = 0>
 void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
@@ -136,7 +138,7 @@ void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
   if constexpr (M == move_kind::odd)
     for (int k = 0; k < n; ++k) last_over += static_cast<std::uintptr_t>((l[k].n - 1) * std::max<index_t>(l[k].ss, 0));
   const bool over = M == move_kind::odd && in.ds == R;
-  const int K = M == move_kind::fixed && N == 0 ? gather_stride<E>(in) : 0;  // see move_row_at
+  const int K = M == move_kind::fixed && N == 0 ? row_stride_of<E>(in) : 0;  // see move_row_at
   // rows of the first 3/4 of each E-byte cell read (RGBA to RGB: compact_row) or written (RGB
   // into RGBA: expand_row)
   const bool cells = M == move_kind::odd && compacts(E) && R == 3 * E / 4 && in.ss == E && in.ds == R;
