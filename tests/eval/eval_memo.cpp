@@ -171,6 +171,54 @@ BOOST_AUTO_TEST_CASE(small_units_keep_the_nest)
     }
 }
 
+BOOST_AUTO_TEST_CASE(strided_plans_keep_the_nest)
+{
+    // Gathers x[:, o::K] of fp32 (rows, n K) and the scatters back, strided plans, run and keep
+    // the nest up to nest_untiled_bytes moved (strided_takes_nest), the engine's setup past it
+    // (below nest_bytes, which eval_nest raises, every plan takes the nest). One chain type each
+    // way, sizes across the bound in turn, so that the memo's entry switches between the two;
+    // every element outside the scatter's view keeps its sentinel.
+    const index_t n = 64;
+    for (int round = 0; round < 2; ++round)
+        for (index_t rows : {8, 63, 64, 65, 256, 3})
+            for (index_t K : {2, 3}) {
+                const index_t o = K - 1, W = n * K, bytes = rows * n * 4;
+                const bool nest = bytes <= std::max(lv::nest_bytes, lv::nest_untiled_bytes);
+                const auto x = make_buffer<float>(rows * W);
+                std::vector<float> y(static_cast<std::size_t>(rows * n + 1), sentinel<float>());
+                BOOST_TEST_CONTEXT("(" << rows << "," << W << ")[:, " << o << "::" << K << "], " << bytes
+                                       << " bytes, nest " << nest)
+                {
+                    auto ge = lv::from_blob(x.data(), {rows, W}).slice(1, o, W, K);
+                    auto gto = lv::from_blob(y.data(), {rows, n});
+                    lv::copy(ge, gto, lv::threads{1});
+                    using GS = std::remove_cvref_t<decltype(lv::detail::chain_of(ge))>;
+                    using GD = std::remove_cvref_t<decltype(lv::detail::chain_of(gto))>;
+                    BOOST_TEST((lv::detail::memo_of<GS, GD>().engine.nest.run != nullptr) == nest);
+                    index_t bad = 0;
+                    for (index_t r = 0; r < rows; ++r)
+                        for (index_t j = 0; j < n; ++j) bad += !(y[r * n + j] == x[r * W + o + j * K]);
+                    BOOST_TEST(bad == 0);
+                    BOOST_TEST(y[rows * n] == sentinel<float>());
+
+                    std::vector<float> z(static_cast<std::size_t>(rows * W + 1), sentinel<float>());
+                    const float* const yc = y.data();
+                    auto se = lv::from_blob(yc, {rows, n});
+                    auto sto = lv::from_blob(z.data(), {rows, W}).slice(1, o, W, K);
+                    lv::copy(se, sto, lv::threads{1});
+                    using SS = std::remove_cvref_t<decltype(lv::detail::chain_of(se))>;
+                    using SD = std::remove_cvref_t<decltype(lv::detail::chain_of(sto))>;
+                    BOOST_TEST((lv::detail::memo_of<SS, SD>().engine.nest.run != nullptr) == nest);
+                    index_t wrong = 0;
+                    for (index_t k = 0; k <= rows * W; ++k) {
+                        const bool in_view = k < rows * W && k % W >= o && (k % W - o) % K == 0;
+                        wrong += !(z[k] == (in_view ? x[k] : sentinel<float>()));
+                    }
+                    BOOST_TEST(wrong == 0);
+                }
+            }
+}
+
 BOOST_AUTO_TEST_CASE(offsets_and_strides_change_the_key)
 {
     // Same sizes every time: only narrow's start (the plan's offset) or the leaf's strides differ.
