@@ -162,26 +162,6 @@ std::vector<workload> layouts() {
           permutation("layout", {1024, 256, 16}, {1, 0, 2})};  // a head dim of 16 fp32 moved whole: 64-byte runs
 }
 
-/// Small and odd FLUX shapes, in cache, where a call's fixed costs show: the target there is the
-/// plain loop (nowhere slower, sizes 1, 3, 7 and primes included), at 1 thread; and small
-/// transposes of pixels (RGB and RGBA fp32: 12- and 16-byte elements) and of 32-byte rows, whose
-/// elements have no tile kernel (eval/nest.hpp's nest_untiled_bytes).
-std::vector<workload> small_shapes() {
-  const index_t shapes[][4] = {{1, 16, 4, 4}, {1, 16, 8, 8}, {1, 3, 6, 6}, {1, 7, 14, 14}, {1, 5, 22, 22}};
-  std::vector<workload> v;
-  for (bool pack : {true, false})
-    for (const auto& s : shapes) {
-      workload w = flux(pack, "fp32", s[0], s[1], s[2], s[3]);
-      w.family = "small";
-      w.shape = (pack ? "pack_" : "unpack_") + w.shape;
-      v.push_back(w);
-    }
-  v.push_back(permutation("small", {32, 32, 3}, {1, 0, 2}));  // an RGB image transposed, 12 KiB
-  v.push_back(permutation("small", {16, 16, 4}, {1, 0, 2}));  // RGBA, 4 KiB
-  v.push_back(permutation("small", {8, 32, 8}, {1, 0, 2}));   // 32-byte rows, 8 KiB
-  return v;
-}
-
 /// FLUX pack and unpack (4,16,256,256) and the 4096x4096 transpose into a destination 16 bytes
 /// past a line, where glibc puts a large allocation (a std::vector): every row of FLUX's pack
 /// then starts 16 bytes into a line. The streaming copy, the limit, still writes from a line.
@@ -237,6 +217,37 @@ workload select_case(const char* dtype, const std::vector<index_t>& in, int dim,
 workload slice_case(const char* dtype, const std::vector<index_t>& in, int dim, index_t start, index_t end,
                     index_t step, workload::kind_t kind = workload::strided_gather) {
   return gather_case(dtype, in, {dim, false, start, end, step}, kind);
+}
+
+/// Small and odd FLUX shapes, in cache, where a call's fixed costs show: the target there is the
+/// plain loop (nowhere slower, sizes 1, 3, 7 and primes included), at 1 thread; small
+/// transposes of pixels (RGB and RGBA fp32: 12- and 16-byte elements) and of 32-byte rows, whose
+/// elements have no tile kernel (eval/nest.hpp's nest_untiled_bytes); and small strided gathers
+/// and scatters.
+std::vector<workload> small_shapes() {
+  const index_t shapes[][4] = {{1, 16, 4, 4}, {1, 16, 8, 8}, {1, 3, 6, 6}, {1, 7, 14, 14}, {1, 5, 22, 22}};
+  std::vector<workload> v;
+  for (bool pack : {true, false})
+    for (const auto& s : shapes) {
+      workload w = flux(pack, "fp32", s[0], s[1], s[2], s[3]);
+      w.family = "small";
+      w.shape = (pack ? "pack_" : "unpack_") + w.shape;
+      v.push_back(w);
+    }
+  v.push_back(permutation("small", {32, 32, 3}, {1, 0, 2}));  // an RGB image transposed, 12 KiB
+  v.push_back(permutation("small", {16, 16, 4}, {1, 0, 2}));  // RGBA, 4 KiB
+  v.push_back(permutation("small", {8, 32, 8}, {1, 0, 2}));   // 32-byte rows, 8 KiB
+  // strided plans, which run as the nest up to 16 KiB moved (strided_takes_nest): RoPE over one
+  // decode step of 32 heads, x[..., ::2] of bf16 (32,128) and the write-back (4 KiB each way), and
+  // one channel of a small HWC image, u8 (64,64,3), read and written (4 KiB)
+  constexpr auto S = workload::strided_scatter;
+  for (workload w : {slice_case("bf16", {32, 128}, 1, 0, 128, 2), slice_case("bf16", {32, 128}, 1, 0, 128, 2, S),
+                     select_case("u8", {64, 64, 3}, 2, 1), select_case("u8", {64, 64, 3}, 2, 1, S)}) {
+    w.family = "small";
+    w.shape = (w.kind == S ? "scatter_" : "gather_") + w.shape;
+    v.push_back(w);
+  }
+  return v;
 }
 
 /// Strided gathers into a contiguous tensor (the engine's strided plans and SIMD gather kernels):
