@@ -247,8 +247,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(first_three_of_four_expanded, T, cell_types)
     expand_case<T>(5, 1500, 1, 4 * 1500 + 1);
 }
 
-// Which expanding plans write their cells by lines (kernels::masked_cells): those whose
-// destination spans less than masked_cells_below, past which stores under a mask ran slower.
+// Which expanding plans write their cells by lines (kernels::masked_stores): those whose
+// destination spans less than masked_stores_below, past which stores under a mask ran slower.
 BOOST_AUTO_TEST_CASE(cells_expanded_by_lines_below_a_size)
 {
     auto const plan = [](auto const* x, auto* y, index_t n) {
@@ -259,9 +259,9 @@ BOOST_AUTO_TEST_CASE(cells_expanded_by_lines_below_a_size)
     std::vector<std::uint8_t> yb(4 * (index_t{1} << 20));
     std::vector<float> const xf(3 * (index_t{1} << 20));
     std::vector<float> yf(4 * (index_t{1} << 20));
-    BOOST_TEST(lv::kernels::masked_cells(plan(xb.data(), yb.data(), index_t{1} << 20)));  // 4 MiB
-    BOOST_TEST(lv::kernels::masked_cells(plan(xf.data(), yf.data(), index_t{1} << 18)));  // 4 MiB
-    BOOST_TEST(!lv::kernels::masked_cells(plan(xf.data(), yf.data(), index_t{1} << 20)));  // 16 MiB
+    BOOST_TEST(lv::kernels::masked_stores(plan(xb.data(), yb.data(), index_t{1} << 20)));  // 4 MiB
+    BOOST_TEST(lv::kernels::masked_stores(plan(xf.data(), yf.data(), index_t{1} << 18)));  // 4 MiB
+    BOOST_TEST(!lv::kernels::masked_stores(plan(xf.data(), yf.data(), index_t{1} << 20)));  // 16 MiB
 }
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(first_three_of_four_compacted, T, cell_types)

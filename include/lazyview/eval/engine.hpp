@@ -51,7 +51,7 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   // A run of more than 64 bytes cut into elements (run_element) moves as 64-byte moves, the last
   // overlapping: one element at a time it ran below the bench's plain loop (kernels::strided_runs).
   const index_t cut_run = cut_run_bytes(p);
-  const bool masked = p.kind == engine_plan::strided && kernels::masked_cells(p);
+  const bool masked = p.kind == engine_plan::strided && kernels::masked_stores(p);
   // nt_rows: a line per row of the widest chunk of B (kernels::line_carry; at most 511 rows,
   // too many for the stack of every call). Without it, rows' ends go plainly.
   std::unique_ptr<char[]> carry_rows;

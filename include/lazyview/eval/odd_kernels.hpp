@@ -16,7 +16,7 @@ namespace lazyview {
 namespace kernels {
 
 /// The strided plan of E-byte elements: in2.n rows of in (engine_plan::strided), each by
-/// scatter_row where scatter_stride takes it and `lines` (masked_cells), by gather_row where
+/// scatter_row where scatter_stride takes it and `lines` (masked_stores), by gather_row where
 /// gather_stride takes it, else by move_row.
 /// Example: u8 (64,1024,3).select(2,1) into (64,1024): one row (65536):(3):(1).
 // Element by element, with an index product each, such plans ran 5-9x slower than a plain loop
@@ -137,7 +137,7 @@ inline void with_odd_class(index_t R, F&& f) {
 
 /// strided_loop for elements of R bytes, K/2 < R < K: where the row reads the first R = 3 K / 4
 /// bytes of cells of K (x[..., :3] of a last dim of 4) by compact_row, where it writes them by
-/// expand_row (each where it takes K; by lines where `lines`, masked_cells), one element a time
+/// expand_row (each where it takes K; by lines where `lines`, masked_stores), one element a time
 /// otherwise.
 template <int K>
 void strided_loop_odd(const char* s, char* d, const byte_loop& in, const byte_loop& in2, index_t R, bool lines) {

@@ -263,7 +263,7 @@ inline constexpr scatter_lanes<E, K> scatter_lanes_of{};
 /// d: a line of source a step, permuted into each of the K destination lines it spans and
 /// stored under a mask of the lanes it owns, so that the elements between are never written
 /// (another thread may own them: the other half of RoPE's pairs, the other channels), then
-/// move_row. As expand_row's cells, only below masked_cells_below (strided_loop), and in the
+/// move_row. As expand_row's cells, only below masked_stores_below (strided_loop), and in the
 /// nest of small copies (move_row_at). @pre scatter_stride<E> gives K for this row.
 /// Example: bf16 (4096,64) into (4096,128)[..., ::2], one loop (262144):(2):(4): 8192 steps of
 /// 32 elements, each two masked stores.
@@ -389,7 +389,7 @@ inline void compact_row(const char* s, char* d, index_t n) {
 /// RGBA, fp32 and fp64 xyz into xyzw).
 constexpr bool expands(int S) { return S == 4 || S == 8 || S == 16 || S == 32; }
 
-/// The destination bytes (a strided plan's span, masked_cells) from which expand_row writes its
+/// The destination bytes (a strided plan's span, masked_stores) from which expand_row writes its
 /// cells one by one, not by expand_lines, and strided_loop's scatters element by element, not
 /// by scatter_row: stores under a mask whose line comes from memory ran slower than the plain
 /// ones. Harness, lazyview::copy of (n,3) into y[..., :3] of (n,4),
@@ -399,13 +399,13 @@ constexpr bool expands(int S) { return S == 4 || S == 8 || S == 16 || S == 32; }
 /// 74.7, 16 MiB 44.2 -> 25.1, 64 MiB 32.7 -> 20.3; bf16 64 MiB 32.7 -> 19.8; u8 16 MiB 16.9 ->
 /// 25.6, 32 MiB 19.4 -> 19.4; fp64 8 MiB 78.9 -> 78.3, 32 MiB 32.7 -> 19.5. Asking for the
 /// lines ahead (prefetchw, 256 bytes to 4 KiB) won back a tenth of the loss at most.
-inline constexpr index_t masked_cells_below = index_t{12} << 20;
+inline constexpr index_t masked_stores_below = index_t{12} << 20;
 
 /// Whether strided plan p writes by stores under a mask (expand_lines, scatter_row) where its
-/// rows take them: its destination spans less than masked_cells_below.
+/// rows take them: its destination spans less than masked_stores_below.
 /// Example: u8 (1048576,3) into (1048576,4)[..., :3], 4 MiB: yes; fp32 (1048576,3), 16 MiB: no.
-inline bool masked_cells(const engine_plan& p) {
-  return p.outer_count() * p.inner2.n * p.inner.n * magnitude(p.inner.ds) < masked_cells_below;
+inline bool masked_stores(const engine_plan& p) {
+  return p.outer_count() * p.inner2.n * p.inner.n * magnitude(p.inner.ds) < masked_stores_below;
 }
 
 /// Whether expand_row<S> takes its cells a line at a time (expand_lines): where the target
@@ -514,7 +514,7 @@ constexpr int row_stride_of(const byte_loop& in) {
 
 /// A row that gather_row<E, K> moves where K > 0, scatter_row<E, -K> where K < 0, else move_row:
 /// the nest's innermost rows, K found once per copy. Scatters need no size bound there
-/// (masked_cells): the nest's copies are a few KiB, in cache.
+/// (masked_stores): the nest's copies are a few KiB, in cache.
 /// @pre K == row_stride_of<E>(in).
 // Element by element (move_row) -> scatter_row, small scatters through the nest (a dynamic
 // chain built and copied per call, g++ 12 -O3 -march=native, 2-core Zen 5 VM, ns per call,
