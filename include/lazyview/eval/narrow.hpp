@@ -154,7 +154,7 @@ inline void fill_narrow_table(narrow_table& t, int C, int E, int W, int V, bool 
         k = g % C;
         at = g / C * E + sub;
       }
-      t.idx[o][k / 2].b[m * W] = static_cast<std::uint8_t>((k % 2) * lanes + at / W);  // little-endian lane
+      put_lane(t.idx[o][k / 2].b, W, m, static_cast<std::uint64_t>((k % 2) * lanes + at / W));
       t.mask[o][k / 2] |= std::uint64_t{1} << m;
     }
 }
