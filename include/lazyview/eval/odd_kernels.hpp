@@ -16,8 +16,8 @@ namespace lazyview {
 namespace kernels {
 
 /// The strided plan of E-byte elements: in2.n rows of in (engine_plan::strided), each by
-/// scatter_row where scatter_stride takes it and `lines` (masked_stores), by gather_row where
-/// gather_stride takes it, else by move_row.
+/// the kernel with_row_kernel picks: scatter_row where scatter_stride takes it and `lines`
+/// (masked_stores), gather_row where gather_stride takes it, else move_row.
 /// Example: u8 (64,1024,3).select(2,1) into (64,1024): one row (65536):(3):(1).
 // Element by element, with an index product each, such plans ran 5-9x slower than a plain loop
 // with constant strides (g++ 12 -O3 -march=native, 2-core Zen 3 VM, best of 7, ns per copy;
@@ -28,22 +28,11 @@ namespace kernels {
 // -> 106-117 us. The plain loop's lead was the compiler's vector gather of a constant stride,
 // which gather_row now matches or passes for its rows (see there).
 template <int E>
-void strided_loop(const char* s, char* d, const byte_loop& in, const byte_loop& in2, [[maybe_unused]] bool lines) {
-#if defined(__AVX512F__)
-  if constexpr (lane_permutes(E)) {
-    const auto rows = [&]<int K>() {
-      for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) scatter_row<E, K>(s, d, in.n);
-    };
-    if (lines && with_stride(scatter_stride<E>(in), rows)) return;
-  }
-#endif
-  if constexpr (gathers(E)) {
-    const auto rows = [&]<int K>() {
-      for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) gather_row<E, K>(s, d, in.n);
-    };
-    if (with_stride(gather_stride<E>(in), rows)) return;
-  }
-  for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) move_row<E>(s, d, in);
+void strided_loop(const char* s, char* d, const byte_loop& in, const byte_loop& in2, bool lines) {
+  const int K = row_stride_of<E>(in);
+  with_row_kernel<E>(K < 0 && !lines ? 0 : K, in, [&](auto&& row) {
+    for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) row(s, d);
+  });
 }
 
 /// The strided plan of 64-byte elements that streams (line_element_transpose, past the streaming

@@ -512,9 +512,26 @@ constexpr int row_stride_of(const byte_loop& in) {
   return -scatter_stride<E>(in);
 }
 
-/// A row that gather_row<E, K> moves where K > 0, scatter_row<E, -K> where K < 0, else move_row:
-/// the nest's innermost rows, K found once per copy. Scatters need no size bound there
-/// (masked_stores): the nest's copies are a few KiB, in cache.
+/// Calls f(row) once, where row(s, d) moves one row `in` from s to d by the kernel K picks:
+/// gather_row<E, K> where K > 0, scatter_row<E, -K> where K < 0, else move_row. The one choice
+/// of a row's kernel, hoisted out of the caller's loop over rows: the nest's innermost rows
+/// (move_row_at) and the engine's strided loop (strided_loop, which zeroes a scatter's K past
+/// masked_stores_below). @pre K == row_stride_of<E>(in), or 0.
+template <int E, class F>
+LAZYVIEW_ALWAYS_INLINE inline void with_row_kernel(int K, const byte_loop& in, F&& f) {
+  if constexpr (gathers(E))
+    if (K > 0 && with_stride(K, [&]<int G>() { f([&](const char* s, char* d) { gather_row<E, G>(s, d, in.n); }); }))
+      return;
+#if defined(__AVX512F__)
+  if constexpr (lane_permutes(E))
+    if (K < 0 && with_stride(-K, [&]<int G>() { f([&](const char* s, char* d) { scatter_row<E, G>(s, d, in.n); }); }))
+      return;
+#endif
+  f([&](const char* s, char* d) { move_row<E>(s, d, in); });
+}
+
+/// One of the nest's innermost rows by with_row_kernel, K found once per copy. Scatters need no
+/// size bound there (masked_stores): the nest's copies are a few KiB, in cache.
 /// @pre K == row_stride_of<E>(in).
 // Element by element (move_row) -> scatter_row, small scatters through the nest (a dynamic
 // chain built and copied per call, g++ 12 -O3 -march=native, 2-core Zen 5 VM, ns per call,
@@ -523,13 +540,7 @@ constexpr int row_stride_of(const byte_loop& in) {
 // (8,32) into (8,64)[:, ::2] 51 -> 32.
 template <int E>
 inline void move_row_at(int K, const char* s, char* d, const byte_loop& in) {
-  if constexpr (gathers(E))
-    if (K > 0 && with_stride(K, [&]<int G>() { gather_row<E, G>(s, d, in.n); })) return;
-#if defined(__AVX512F__)
-  if constexpr (lane_permutes(E))
-    if (K < 0 && with_stride(-K, [&]<int G>() { scatter_row<E, G>(s, d, in.n); })) return;
-#endif
-  move_row<E>(s, d, in);
+  with_row_kernel<E>(K, in, [&](auto&& row) { row(s, d); });
 }
 
 }  // namespace kernels
