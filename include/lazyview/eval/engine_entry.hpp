@@ -63,8 +63,8 @@ LAZYVIEW_ENGINE_LINKAGE void run_engine_setup(const engine_plan& ep, const index
                                               index_t bytes, threads th);
 
 /// Runs a plain plan of `elem`-byte elements: the nest where takes_nest says so (up to nest_bytes,
-/// or nest_untiled_bytes for elements without a tile kernel) or the engine plan has small units
-/// (small_units_take_nest) or is strided (strided_takes_nest), the engine otherwise.
+/// or nest_untiled_bytes for elements without a tile kernel) or the engine plan says so
+/// (plan_takes_nest: small units, or a small strided plan), the engine otherwise.
 /// `keep`, when given, receives the nest's setup, or the engine's where it does not depend on
 /// the destination's address (no streaming stores at this size), for the plan memo; whichever it
 /// does not receive is marked absent (nest.run null, valid false), so a memo entry never keeps
@@ -147,7 +147,7 @@ LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char
     // Built where the memo keeps it (a plan is 2 KB; copying it in cost a missed call 3%).
     static_assert(std::is_trivially_destructible_v<engine_plan>, "built over the old one without destroying it");
     ::new (static_cast<void*>(&keep->ep)) engine_plan(make_engine_plan(p, elem));
-    if (small_units_take_nest(keep->ep, bytes) || strided_takes_nest(keep->ep, bytes)) {
+    if (plan_takes_nest(keep->ep, bytes)) {
       make_nest(p, elem, keep->nest);
       keep->nest(src, dst);
       return;
@@ -158,7 +158,7 @@ LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char
     return;
   }
   engine_plan ep = make_engine_plan(p, elem);
-  if (small_units_take_nest(ep, bytes) || strided_takes_nest(ep, bytes)) {
+  if (plan_takes_nest(ep, bytes)) {
     run_nest(p, src, dst, elem);
     return;
   }

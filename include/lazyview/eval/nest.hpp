@@ -117,6 +117,13 @@ inline bool strided_takes_nest(const engine_plan& e, index_t bytes, index_t unti
   return e.kind == engine_plan::strided && bytes <= untiled;
 }
 
+/// Whether engine plan e of a copy of `bytes` runs as the nest after all (run_plain asks once
+/// the plan is made): small units (small_units_take_nest) or a small strided plan
+/// (strided_takes_nest).
+inline bool plan_takes_nest(const engine_plan& e, index_t bytes) {
+  return small_units_take_nest(e, bytes) || strided_takes_nest(e, bytes);
+}
+
 namespace kernels {
 
 /// How nest_loops moves one element: E bytes, R bytes by copy_odd<E> or copy_over<E> (E/2 < R <
