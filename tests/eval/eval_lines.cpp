@@ -279,6 +279,67 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_panels)
     BOOST_TEST(streamed(lv::from_blob(x, {4096, 4096}).t(), 4, 64 << 20).panels == (lv::kernels::line_tile_of(4) > 1));
 }
 
+BOOST_AUTO_TEST_CASE(line_tiles_rotated_panels)
+{
+    // Streamed transposes over far-apart source rows whose destination rows do not start on
+    // lines (nt_rows) run in panels too under zen from 32 MiB, each tile's rows rotated onto their
+    // destination rows' lines (kernels::transpose_rotated_rows; lv::rotated_panels_fit): units of
+    // two lines of each source row of a panel of A, and a line carried per row of B from one
+    // panel to the next.
+    bool const have = lv::kernels::line_tile_of(4) > 1 && lv::kernels::line_tile_of(8) > 1 && lv::kernels::have_nt;
+    {
+        tuning_scope const zen{lv::tuning::zen};
+        std::vector<float> in(1);
+        float const* x = in.data();
+        char const* const page = reinterpret_cast<char const*>(std::uintptr_t{1} << 12);  // (alignment only)
+        // (3000,5000).t() fp32, 60 MB: rows of 12000 bytes, at 0 and 32 into a line in turn
+        auto const wide = lv::from_blob(x, {3000, 5000}).t();
+        lv::engine_plan const p = streamed_plan_of(wide, 4, page, index_t{60'000'000});
+        BOOST_TEST((p.nt_rows && p.panels) == have);
+        if (have) BOOST_TEST((p.block_a == 512 && p.blocks_a == 6 && p.block_b == 32 && p.blocks_b == 156));
+        // not under 32 MiB ((2050,2050).t(), 16 MiB: chunks down A, nt_rows as before)
+        lv::engine_plan const small = streamed_plan_of(lv::from_blob(x, {2050, 2050}).t(), 4, page, index_t{2050} * 2050 * 4);
+        BOOST_TEST(((small.nt_rows || !have) && !small.panels));
+        BOOST_TEST(streamed_plan_of(wide, 4, page, index_t{32} << 20).panels == have);
+        BOOST_TEST(!streamed_plan_of(wide, 4, page, (index_t{32} << 20) - 64).panels);
+        // 4-byte elements of two bf16 (rows of 12004 bytes) two bytes off a line: the rotations
+        // move 4-byte lanes, so not in panels; 8-byte elements of two fp32 4 bytes off one are
+        std::vector<std::uint16_t> in16(1);
+        auto const bf16_pairs = lv::from_blob(in16.data(), {3001, 5000, 2}).permute(1, 0, 2);
+        BOOST_TEST(!streamed_plan_of(bf16_pairs, 2, page + 2, index_t{60'020'000}).panels);
+        BOOST_TEST(streamed_plan_of(bf16_pairs, 2, page, index_t{60'020'000}).panels == have);
+        lv::engine_plan const fp32_pairs =
+            streamed_plan_of(lv::from_blob(x, {3001, 2500, 2}).permute(1, 0, 2), 4, page + 4, index_t{60'020'000});
+        BOOST_TEST(fp32_pairs.elem == 8);
+        BOOST_TEST((fp32_pairs.nt_rows && fp32_pairs.panels) == have);
+        // not B under a chunk of two lines ((449,551,17).permute(2,0,1) four times over: B = 17,
+        // 68 bytes), nor the intel tuning (chunks down A)
+        BOOST_TEST(!streamed_plan_of(lv::from_blob(x, {4 * 449, 551, 17}).permute(2, 0, 1), 4, page,
+                                     index_t{4 * 449} * 551 * 17 * 4)
+                        .panels);
+        tuning_scope const intel{lv::tuning::intel};
+        lv::engine_plan const q = streamed_plan_of(wide, 4, page, index_t{60'000'000});
+        BOOST_TEST((!q.panels && q.nt_rows == p.nt_rows));
+    }
+    // Values at 1 and 2 threads, into destinations on a line and 1 to 3 elements past one (rows
+    // at every multiple of 4 bytes into a line), nothing outside them written, about 33.6 MB
+    // each: (2050,4100).t() fp32 (A in 4 panels of 416 and a last of 386, whose last tile adds 2
+    // elements; B in 127 chunks of 32 and a last of 36, a step of 4 rows), (1500,2801).t() fp64
+    // (A in 5 panels of 256 and a last of 220, the last tile adding 4 elements; B's last chunk
+    // 17, a step of one row), fp32 pairs (2001,2100,2).permute(1,0,2) (8-byte elements in rows of
+    // 16008 bytes, 4 bytes off a line at odd shifts), and (130,58,1119).permute(2,1,0) (A widened
+    // by an outer loop to 7540, source rows 4476 bytes and 259 KiB apart). Each plan: in rotated
+    // panels where the target has whole-line tiles, under zen.
+    tuning_scope const zen{lv::tuning::zen};
+    auto const rotated = [&](lv::engine_plan const& p) { return !have || (p.nt_rows && p.panels); };
+    check_streamed_permute<2>({2050, 4100}, {1, 0}, "(2050,4100).t()", rotated, std::int32_t{}, {0, 1, 2, 3});
+    check_streamed_permute<2>({1500, 2801}, {1, 0}, "(1500,2801).t()", rotated, std::int64_t{}, {0, 1});
+    check_streamed_permute<3>({2001, 2100, 2}, {1, 0, 2}, "(2001,2100,2).permute(1,0,2)", rotated, std::int32_t{},
+                              {0, 1});
+    check_streamed_permute<3>({130, 58, 1119}, {2, 1, 0}, "(130,58,1119).permute(2,1,0)", rotated, std::int32_t{},
+                              {0, 3});
+}
+
 BOOST_AUTO_TEST_CASE(line_tiles_intel_blocks)
 {
     // Under the intel tuning, streamed whole-line tiles take blocks of A of 256 bytes over close

@@ -53,10 +53,13 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   const index_t cut_run = cut_run_bytes(p);
   const bool masked = p.kind == engine_plan::strided && kernels::masked_stores(p);
   // nt_rows: a line per row of the widest chunk of B (kernels::line_carry; at most 511 rows,
-  // too many for the stack of every call). Without it, rows' ends go plainly.
+  // too many for the stack of every call), in panels per row of B. Without it, rows' ends go
+  // plainly.
   std::unique_ptr<char[]> carry_rows;
-  if (p.nt_rows && lines)
-    carry_rows.reset(new (std::nothrow) char[static_cast<std::size_t>(p.nB - (p.blocks_b - 1) * p.block_b) * 64]);
+  if (p.nt_rows && lines) {
+    const index_t rows = p.panels ? p.nB : p.nB - (p.blocks_b - 1) * p.block_b;
+    carry_rows.reset(new (std::nothrow) char[static_cast<std::size_t>(rows) * 64]);
+  }
   for (index_t u = first; u < last;) {
     // one outer iteration, or this range's units [j_first, j_last) of it
     const index_t j_first = u % units_per_outer, j_last = std::min(units_per_outer, j_first + (last - u));
@@ -157,16 +160,18 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           if (lines) {
             kernels::line_carry carry;
             if (p.nt_rows && carry_rows) {
-              // Chunk-major, the unit before this one in the same chunk is block blk - 1; the
-              // next block is carried to only if it is a tile wide, since it then runs these
+              // The unit of block blk - 1 over this chunk is `along` units back (chunk-major, the
+              // one before; in panels, a panel's before), and carries in if this range ran it.
+              // The next block is carried to only if it is a tile wide, since it then runs these
               // tiles too (a narrower last block runs in place).
-              const index_t blk = k % p.blocks_a;
-              bool out = k + 1 < j_last && blk + 1 < p.blocks_a;
+              const index_t along = p.panels ? p.blocks_b : 1;
+              const index_t blk = chunk_major ? k % p.blocks_a : k / p.blocks_b;
+              bool out = k + along < j_last && blk + 1 < p.blocks_a;
               if (out) {
-                const kernels::unit_source after = unit(k + 1, s);
+                const kernels::unit_source after = unit(k + along, s);
                 out = after.a1 - after.a0 >= kernels::rows_tile_of(p.elem);
               }
-              carry = {carry_rows.get(), b_begin, k > j_first && blk > 0, out};
+              carry = {carry_rows.get(), p.panels ? 0 : b_begin, k - along >= j_first && blk > 0, out};
             }
             if (kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next, carry)) continue;
           }

@@ -13,6 +13,7 @@
 #include "engine_kernels.hpp"
 #include "line_writer.hpp"
 #include "staged_rows.hpp"
+#include "rotated_rows.hpp"
 #include "shifted_tiles.hpp"
 
 namespace lazyview {
@@ -22,22 +23,6 @@ namespace kernels {
 /// Where the tiles of transpose_lines store: in place (plain stores), streamed straight to
 /// rows that are whole lines, or streamed through a buffer for rows that are not (nt_rows).
 enum class line_out { in_place, stream, stream_rows };
-
-/// The line a streamed unit of nt_rows leaves unfinished at the end of each destination row,
-/// for the unit after it to complete: units of one chunk of B run along A one after another, so
-/// a row's piece ends mid-line where the next one starts. `rows`: one 64-byte line image per
-/// row of the chunk, from its first row b0. `in`: this unit starts where the last one stopped,
-/// whose unfinished lines are in `rows`; `out`: the next unit continues this one's rows.
-/// Example: fp32 rows at 28 mod 64, units of 512 bytes: bytes 28-63 of a row's first line go
-/// plainly, then each unit streams whole lines up to its last 28 bytes, which the next one
-/// streams with its first 36; the row's last unit stores its last 28 bytes plainly. Without
-/// it, every unit stored two partial lines per row plainly, each a line read from memory for
-/// ownership.
-struct line_carry {
-  char* rows = nullptr;  ///< nullptr: no carry (every row's ends go plainly)
-  index_t b0 = 0;
-  bool in = false, out = false;
-};
 
 /// staged_tiles_to's tiles stored straight to destination rows: `drow(j)`: destination row j
 /// of the G * TB, at the tiles' first A index. Only tiles [k0, k1) of the G go (see
@@ -398,6 +383,14 @@ bool transpose_unit_lines_of(const engine_plan& p, const char* s, char* d, const
     if (c.a1 - c.a0 < T) return false;
     if (p.nt_rows) {
       if (!wide && c.b1 - c.b0 < T) return false;
+#if defined(__AVX512F__)
+      if constexpr (wide && (E == 4 || E == 8)) {
+        if (p.panels) {  // (rotated_panels_fit)
+          transpose_rotated_rows<E>(s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next, carry);
+          return true;
+        }
+      }
+#endif
       transpose_lines<E, line_out::stream_rows>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next, carry);
       return true;
     }

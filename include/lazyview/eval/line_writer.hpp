@@ -11,6 +11,24 @@ namespace lazyview {
 
 namespace kernels {
 
+/// The line a streamed unit of nt_rows leaves unfinished at the end of each destination row,
+/// for the unit of the next block of A over the same rows to complete: a row's piece ends
+/// mid-line where that unit's starts. Chunk-major, that unit runs next (units of one chunk of B
+/// run along A one after another); in panels, a panel later. `rows`: one 64-byte line image per
+/// row, from row b0 (the chunk's first; in panels, 0: a line per row of B). `in`: this unit
+/// starts where that of the block before stopped, whose unfinished lines are in `rows`; `out`:
+/// the unit of the next block continues this one's rows.
+/// Example: fp32 rows at 28 mod 64, units of 512 bytes: bytes 28-63 of a row's first line go
+/// plainly, then each unit streams whole lines up to its last 28 bytes, which the next one
+/// streams with its first 36; the row's last unit stores its last 28 bytes plainly. Without
+/// it, every unit stored two partial lines per row plainly, each a line read from memory for
+/// ownership.
+struct line_carry {
+  char* rows = nullptr;  ///< nullptr: no carry (every row's ends go plainly)
+  index_t b0 = 0;
+  bool in = false, out = false;
+};
+
 /// Streams one destination row out of a buffer row laid out like its lines: `buf` is the line
 /// start before d (row bytes [m, m + n) at buf + m, m = d mod 64; with carry_in, bytes [0, m)
 /// also hold the unfinished line of the piece before). Whole lines go by streaming stores; a

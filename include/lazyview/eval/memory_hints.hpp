@@ -221,6 +221,21 @@ inline bool in_destination_order(const engine_plan& e) {
 /// - rows under nt_rows_min_bytes per unit, mostly partial lines.
 /// Tile rows shifted into whole lines in registers instead (a two-source permute per row, the
 /// tile row before kept per row, no buffer) measured 0.55-0.78x of the buffer.
+/// In panels, though, that way wins past the last-level cache: from rotated_panels_min_bytes,
+/// far-row plans whose B is a chunk of two lines or more (rotated_panels_fit) run as
+/// far_row_panels' do, their tile rows rotated onto the destination's lines
+/// (kernels::transpose_rotated_rows) and each row's unfinished line carried from panel to panel.
+/// Both builds in turn, 2-core Zen 5 VM, fp32, paired speed-ups (medians of 5 alternated pairs),
+/// chunks down A through the buffer -> rotated panels, 1 thread (2 in brackets): (3000,5000).t()
+/// (60 MB) 1.54x (1.44x), (4100,4100).t() 1.32x (1.35x), (1500,11000).t() 1.44x (1.35x),
+/// (11000,1500).t() 1.38x (1.46x), (3000,4096).t() 1.39x (1.52x), (3000,2800).t() (33.6 MB)
+/// 1.22x, (4100,2050).t() 1.05x. Smaller, it lost on 1 thread: (2050,2050).t() (16 MiB)
+/// 0.84-0.96x, (3000,1400).t() and (4100,1025).t() 0.88x, (3000,2100).t() (25 MB) 0.91x,
+/// (65,58,1119).permute(2,1,0) 0.92-0.97x (1.01x and 1.18x at 2 threads); but fp64
+/// (1500,2500).t() (30 MB) gained 1.51x (1.43x), which the bound leaves out. Down A, the
+/// rotations lost to the buffer (0.80-0.88x with B of 17 to 19: (449,551,17).permute(2,0,1),
+/// (5,15,37,5,15,19).permute(3,1,5,0,4,2)), and the buffer in panels (of 1 KiB, as much as it
+/// takes) gained less: (3000,5000).t() 1.14x.
 /// Where the target has no whole-line tiles (AVX2, SSE2), its register tiles fill the same
 /// buffer (kernels::rows_tile_of; A of a tile and B of two, rows_tiles_fit), under the same
 /// rules. Such plans had run in place. On a 2-core Zen 3 VM (AVX2), fp32, 16 MiB, GB/s, medians
@@ -410,6 +425,12 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
     if (far_or_scattered(e) && (dst_bytes < threshold || e.nA * e.elem < nt_rows_long_row_bytes))
       return;
     e.nt = e.nt_rows = true;
+    if (rotated_panels_fit(e, dst, dst_bytes)) {
+      e.panels = true;
+      split_group_a(e, panel_bytes, kernels::line_tile_of(e.elem));
+      split_group_b(e, panel_chunk_bytes / e.elem);
+      return;
+    }
     split_group_a(e, nt_rows_block_of(e), kernels::rows_tile_of(e.elem));
   }
 }
