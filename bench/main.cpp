@@ -288,10 +288,12 @@ std::vector<workload> scatters() {
           slice_case("fp64", {262144, 4}, 1, 0, 3, 1, S)};     // xyz into xyzw, double
 }
 
-/// Every case. The transposes: 4096x4096 fp32, and 1- and 2-byte transposes (image planes, int8
-/// and fp16/bf16 weights), which run through whole-line tiles of bytes and of 2-byte elements
-/// with AVX-512 (BW for 2-byte elements, VBMI for bytes): rows a power of two apart and not
-/// (4160 rows of 4032 bytes), and one in cache (512x512 bytes, 256 KiB).
+/// Every case. The transposes: 4096x4096 fp32, 3000x5000 fp32 (60 MB, past the last-level cache,
+/// whose destination rows of 12000 bytes start at 0 and 32 bytes into a line in turn:
+/// eval/rotated_rows.hpp), and 1- and 2-byte transposes (image planes, int8 and fp16/bf16
+/// weights), which run through whole-line tiles of bytes and of 2-byte elements with AVX-512 (BW
+/// for 2-byte elements, VBMI for bytes): rows a power of two apart and not (4160 rows of 4032
+/// bytes), and one in cache (512x512 bytes, 256 KiB).
 std::vector<workload> all_workloads() {
   std::vector<workload> v;
   // (the last: a 1360x768 image's latents, whose unpacked rows are not whole lines: 680 bytes
@@ -304,6 +306,7 @@ std::vector<workload> all_workloads() {
   v.push_back(agents(42, 50, 6));
   v.push_back(agents(4200, 500, 600));
   v.push_back(permutation("transpose", {4096, 4096}, {1, 0}));
+  v.push_back(permutation("transpose", {3000, 5000}, {1, 0}));          // 60 MB, rows off lines
   v.push_back(permutation("transpose", {4096, 4096}, {1, 0}, "u8"));    // 16 MiB, rows a power of two apart
   v.push_back(permutation("transpose", {4160, 4032}, {1, 0}, "u8"));    // about 16 MiB, rows 4032 bytes apart
   v.push_back(permutation("transpose", {4096, 2048}, {1, 0}, "bf16"));  // 16 MiB
