@@ -383,9 +383,7 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
         return;
       }
       if (far_row_panels(e)) {
-        e.panels = true;
-        split_group_a(e, panel_bytes, kernels::line_tile_of(e.elem));
-        split_group_b(e, panel_chunk_bytes / e.elem);
+        cut_into_panels(e);
         return;
       }
       if (staged_source_rows(e)) {
@@ -426,9 +424,7 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
       return;
     e.nt = e.nt_rows = true;
     if (rotated_panels_fit(e, dst, dst_bytes)) {
-      e.panels = true;
-      split_group_a(e, panel_bytes, kernels::line_tile_of(e.elem));
-      split_group_b(e, panel_chunk_bytes / e.elem);
+      cut_into_panels(e);
       return;
     }
     split_group_a(e, nt_rows_block_of(e), kernels::rows_tile_of(e.elem));

@@ -15,9 +15,10 @@ namespace lazyview::kernels {
 #if defined(__AVX512F__)
 LAZYVIEW_AVX512_WARNINGS_OFF  // (GCC 12's false reports: config.hpp)
 
-/// The rows of B a sweep of transpose_rotated_rows keeps the unfinished lines of, in registers and
-/// on the stack (a line, a lane permute and a mask each): a streamed panel's unit of B
-/// (panel_chunk_bytes of each source row) is at most twice that for 4-byte elements.
+/// The rows of B a sweep of transpose_rotated_rows keeps the unfinished lines of, on the stack (a
+/// line, a lane permute and a mask each): a streamed panel's unit of B is panel_chunk_bytes of
+/// each source row (32 rows of 4-byte elements), its last chunk under twice that; a longer range
+/// of B goes in several sweeps.
 inline constexpr int rotated_sweep_rows = 64;
 
 /// Rows [b_begin, b_end) of B across A indices [a_begin, a_end) of one outer iteration (s, d at

@@ -164,6 +164,14 @@ inline bool far_rows_wide(const engine_plan& e) {
 /// Whether a transpose that streams runs in panels: far_rows_wide, under the zen tunings (zen, zen3).
 /// Example: (4096,4096).t() fp32: in 8 panels of 512 by 128 chunks of 32.
 inline bool far_row_panels(const engine_plan& e) { return e.tune != tuning::intel && e.elem >= 4 && far_rows_wide(e); }
+/// Cuts a transpose into the units of panels (engine_plan::panels): A in blocks of panel_bytes,
+/// whole tiles, B in chunks of panel_chunk_bytes. For far_row_panels and rotated_panels_fit.
+/// Example: (4096,4096).t() fp32: blocks of 512, chunks of 32.
+inline void cut_into_panels(engine_plan& e) {
+  e.panels = true;
+  split_group_a(e, panel_bytes, kernels::line_tile_of(e.elem));
+  split_group_b(e, panel_chunk_bytes / e.elem);
+}
 
 /// nt_rows plans whose destination is this large or larger may run in rotated panels
 /// (rotated_panels_fit): below it, the source of a transpose (as many bytes) fits the 32 MiB
