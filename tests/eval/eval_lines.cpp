@@ -338,6 +338,33 @@ BOOST_AUTO_TEST_CASE(line_tiles_rotated_panels)
                               {0, 1});
     check_streamed_permute<3>({130, 58, 1119}, {2, 1, 0}, "(130,58,1119).permute(2,1,0)", rotated, std::int32_t{},
                               {0, 3});
+    // Every destination row must be 4-byte aligned, not only the first: bf16 pairs (4-byte
+    // elements) (2101,4000,2).permute(1,0,2) into rows padded by one bf16 (8406 bytes apart, every
+    // other row 2 bytes off a multiple of 4), 33.6 MB, from an aligned start: not in panels, and
+    // every element in its place with the padding untouched, at 1 and 2 threads.
+    index_t const A = 2101, B = 4000, pitch = 2 * A + 1;
+    std::vector<std::uint16_t> h(static_cast<std::size_t>(A * B * 2));
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = static_cast<std::uint16_t>(i * 40503u ^ (i >> 7));
+    std::vector<std::uint16_t> buf(static_cast<std::size_t>(B * pitch + 64));
+    std::uint16_t* const out = buf.data() + (64 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64) / 2;
+    auto const pairs = lv::from_blob(static_cast<std::uint16_t const*>(h.data()), {A, B, 2}).permute(1, 0, 2);
+    auto const padded = lv::from_blob(out, {B, A, 2}, {pitch, 2, 1});
+    lv::engine_plan p = plan_into(pairs, padded, 2);
+    lv::use_streaming_stores(p, out, B * A * 4);
+    BOOST_TEST((p.elem == 4 && p.nA == A && p.nB == B));
+    BOOST_TEST(!p.panels);
+    for (unsigned const th : {1u, 2u}) {
+        std::fill(buf.begin(), buf.end(), std::uint16_t{0xFFFF});
+        lv::copy(pairs, padded, lv::threads{th});
+        index_t wrong = 0, clobbered = 0;
+        for (index_t b = 0; b < B; ++b) {
+            for (index_t k = 0; k < 2 * A; ++k)
+                wrong += out[b * pitch + k] != h[static_cast<std::size_t>((k / 2 * B + b) * 2 + k % 2)];
+            clobbered += out[b * pitch + 2 * A] != 0xFFFF;
+        }
+        BOOST_TEST((wrong == 0 && clobbered == 0),
+                   "padded bf16 pairs, threads " << th << ": " << wrong << " wrong, " << clobbered << " pads written");
+    }
 }
 
 BOOST_AUTO_TEST_CASE(line_tiles_intel_blocks)

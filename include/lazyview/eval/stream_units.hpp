@@ -6,7 +6,6 @@
 // whether a plan streams and applies these; each is a predicate or a size of the plan alone, so
 // tests can pin which plans take which units.
 #include <algorithm>
-#include <cstdint>
 
 #include "engine_plan.hpp"
 #include "streaming_thresholds.hpp"
@@ -182,15 +181,15 @@ inline constexpr index_t rotated_panels_min_bytes = index_t{32} << 20;
 /// Whether a transpose that streams through nt_rows (destination rows off lines) runs in panels
 /// instead, as far_row_panels' do, each tile row rotated onto its destination row's lines
 /// (kernels::transpose_rotated_rows): zen tunings, whole-line tiles of 4- or 8-byte elements,
-/// far-apart source rows, rows of at least nt_rows_long_row_bytes, B of a chunk, destination
-/// rows 4-byte aligned (the rotations move 4-byte lanes), and rotated_panels_min_bytes or more.
+/// far-apart source rows, rows of at least nt_rows_long_row_bytes, B of a chunk, every
+/// destination row 4-byte aligned (rows_aligned: the rotations move 4-byte lanes), and
+/// rotated_panels_min_bytes or more.
 /// Example: (3000,5000).t() fp32 (60 MB, rows of 12000 bytes at 0 and 32 into a line): yes;
 /// (2050,2050).t() (16 MiB): no; (449,551,17).permute(2,0,1) (B = 17, 68 bytes): no.
 inline bool rotated_panels_fit(const engine_plan& e, const void* dst, index_t dst_bytes) {
   return e.tune != tuning::intel && (e.elem == 4 || e.elem == 8) && kernels::line_tile_of(e.elem) > 1 &&
          far_source_rows(e) && e.nA * e.elem >= nt_rows_long_row_bytes && e.nB * e.elem >= panel_chunk_bytes &&
-         dst_bytes >= rotated_panels_min_bytes &&
-         (reinterpret_cast<std::uintptr_t>(dst) + static_cast<std::uintptr_t>(e.dst_off)) % 4 == 0;
+         dst_bytes >= rotated_panels_min_bytes && rows_aligned(e, dst, 4);
 }
 
 /// Under the intel tuning, far_rows_wide transposes run in row blocks instead of panels: a unit is

@@ -147,6 +147,17 @@ inline bool lines_aligned(const engine_plan& e, const void* dst, index_t align) 
   return on;
 }
 
+/// Whether every destination row of transpose e (the A group of every B index and outer
+/// iteration, from `dst`) starts a multiple of `align` bytes into memory: lines_aligned, and
+/// every destination stride of B a multiple of `align`.
+/// Example: bf16 pairs (4-byte elements) into rows of 12006 bytes (a padded destination),
+/// align 4: no; into rows of 12004: yes.
+inline bool rows_aligned(const engine_plan& e, const void* dst, index_t align) {
+  bool on = lines_aligned(e, dst, align);
+  for (int k = 0; k < e.nb; ++k) on = on && e.gb[k].ds % align == 0;
+  return on;
+}
+
 /// The bytes into a cache line at which every destination row of transpose e (the A group of
 /// every B index and outer iteration, from `dst`) starts, where the rows are whole lines long
 /// and those bytes are the same for all (every destination stride of B and of the outer loops a
