@@ -151,13 +151,14 @@ inline bool whole_stream_rows(const engine_plan& e) {
 inline constexpr index_t panel_bytes = 2048;
 inline constexpr index_t panel_chunk_bytes = 128;
 /// Whether a streamed transpose has the shape that panels (zen, 4- and 8-byte elements only) or
-/// row blocks (intel) take: far-apart source rows, whole-line tiles, A of a panel at least and B
-/// of a chunk.
+/// row blocks (intel) take: far-apart source rows, whole-line tiles, A of `row_bytes` (a panel)
+/// at least and B of a chunk. (Rotated panels take A from nt_rows_long_row_bytes:
+/// rotated_panels_fit.)
 /// Example: (4096,4096).t() fp32, (4096,4096):(1,4096) into row-major: A = 4096 (source rows
 /// 16 KiB apart), B = 4096: yes; FLUX pack fp32 (16,16,256,256), A = 32 of 8 bytes: no.
-inline bool far_rows_wide(const engine_plan& e) {
+inline bool far_rows_wide(const engine_plan& e, index_t row_bytes = panel_bytes) {
   const index_t T = kernels::line_tile_of(e.elem), TB = kernels::line_tile_rows_of(e.elem);
-  return far_source_rows(e) && T > 1 && e.nA * e.elem >= panel_bytes &&
+  return far_source_rows(e) && T > 1 && e.nA * e.elem >= row_bytes &&
          e.nB * e.elem >= panel_chunk_bytes && panel_chunk_bytes % (TB * e.elem) == 0;
 }
 /// Whether a transpose that streams runs in panels: far_rows_wide, under the zen tunings (zen, zen3).
@@ -180,15 +181,13 @@ inline void cut_into_panels(engine_plan& e) {
 inline constexpr index_t rotated_panels_min_bytes = index_t{32} << 20;
 /// Whether a transpose that streams through nt_rows (destination rows off lines) runs in panels
 /// instead, as far_row_panels' do, each tile row rotated onto its destination row's lines
-/// (kernels::transpose_rotated_rows): zen tunings, whole-line tiles of 4- or 8-byte elements,
-/// far-apart source rows, rows of at least nt_rows_long_row_bytes, B of a chunk, every
-/// destination row 4-byte aligned (rows_aligned: the rotations move 4-byte lanes), and
-/// rotated_panels_min_bytes or more.
+/// (kernels::transpose_rotated_rows): zen tunings, 4- or 8-byte elements, the panels' shape
+/// (far_rows_wide) with rows of nt_rows_long_row_bytes or more, every destination row 4-byte
+/// aligned (rows_aligned: the rotations move 4-byte lanes), and rotated_panels_min_bytes or more.
 /// Example: (3000,5000).t() fp32 (60 MB, rows of 12000 bytes at 0 and 32 into a line): yes;
 /// (2050,2050).t() (16 MiB): no; (449,551,17).permute(2,0,1) (B = 17, 68 bytes): no.
 inline bool rotated_panels_fit(const engine_plan& e, const void* dst, index_t dst_bytes) {
-  return e.tune != tuning::intel && (e.elem == 4 || e.elem == 8) && kernels::line_tile_of(e.elem) > 1 &&
-         far_source_rows(e) && e.nA * e.elem >= nt_rows_long_row_bytes && e.nB * e.elem >= panel_chunk_bytes &&
+  return e.tune != tuning::intel && (e.elem == 4 || e.elem == 8) && far_rows_wide(e, nt_rows_long_row_bytes) &&
          dst_bytes >= rotated_panels_min_bytes && rows_aligned(e, dst, 4);
 }
 
