@@ -23,6 +23,17 @@ namespace lazyview::kernels {
 
 #if defined(__AVX512F__)
 
+/// _mm512_shuffle_i64x2(a, b, Imm): 128-bit lanes Imm[1:0], Imm[3:2] of a, then Imm[5:4],
+/// Imm[7:6] of b. Spelled as the masked form with every lane selected (the same instruction,
+/// unmasked) because g++ 12's unmasked one passes an `_mm512_undefined_epi32()` that
+/// -Wmaybe-uninitialized flags once the tiles are inlined: a build of bench/impl_lazyview.cpp
+/// with -O3 -Wall printed 100 such warnings, every one from these tiles (GCC bug 105593, fixed
+/// in g++ 13).
+template <int Imm>
+LAZYVIEW_ALWAYS_INLINE inline __m512i shuffle_lanes(__m512i a, __m512i b) {
+  return _mm512_mask_shuffle_i64x2(a, static_cast<__mmask8>(0xFF), a, b, Imm);
+}
+
 /// 4 x 4 tile of 16-byte elements: two rounds of 128-bit lane shuffles (8 in all).
 /// @post d(j) holds element j of s(0), s(1), s(2), s(3). Example: s(i) = (i0,i1,i2,i3) ->
 /// d(1) = (01,11,21,31).
@@ -34,13 +45,13 @@ struct micro<16> {
     const __m512i r0 = _mm512_loadu_si512(s(0)), r1 = _mm512_loadu_si512(s(1));
     const __m512i r2 = _mm512_loadu_si512(s(2)), r3 = _mm512_loadu_si512(s(3));
     // rows 0 and 1, 2 and 3: lanes (0,1) of each side by side, then lanes (2,3)
-    const __m512i t0 = _mm512_shuffle_i64x2(r0, r1, 0x44), t1 = _mm512_shuffle_i64x2(r0, r1, 0xEE);
-    const __m512i t2 = _mm512_shuffle_i64x2(r2, r3, 0x44), t3 = _mm512_shuffle_i64x2(r2, r3, 0xEE);
+    const __m512i t0 = shuffle_lanes<0x44>(r0, r1), t1 = shuffle_lanes<0xEE>(r0, r1);
+    const __m512i t2 = shuffle_lanes<0x44>(r2, r3), t3 = shuffle_lanes<0xEE>(r2, r3);
     // even lanes of two of them (0x88), odd lanes (0xDD)
-    _mm512_storeu_si512(d(0), _mm512_shuffle_i64x2(t0, t2, 0x88));
-    _mm512_storeu_si512(d(1), _mm512_shuffle_i64x2(t0, t2, 0xDD));
-    _mm512_storeu_si512(d(2), _mm512_shuffle_i64x2(t1, t3, 0x88));
-    _mm512_storeu_si512(d(3), _mm512_shuffle_i64x2(t1, t3, 0xDD));
+    _mm512_storeu_si512(d(0), shuffle_lanes<0x88>(t0, t2));
+    _mm512_storeu_si512(d(1), shuffle_lanes<0xDD>(t0, t2));
+    _mm512_storeu_si512(d(2), shuffle_lanes<0x88>(t1, t3));
+    _mm512_storeu_si512(d(3), shuffle_lanes<0xDD>(t1, t3));
   }
 };
 
@@ -52,8 +63,8 @@ struct micro<32> {
   template <class S, class D>
   LAZYVIEW_ALWAYS_INLINE static void tile(S s, D d) {
     const __m512i r0 = _mm512_loadu_si512(s(0)), r1 = _mm512_loadu_si512(s(1));
-    _mm512_storeu_si512(d(0), _mm512_shuffle_i64x2(r0, r1, 0x44));
-    _mm512_storeu_si512(d(1), _mm512_shuffle_i64x2(r0, r1, 0xEE));
+    _mm512_storeu_si512(d(0), shuffle_lanes<0x44>(r0, r1));
+    _mm512_storeu_si512(d(1), shuffle_lanes<0xEE>(r0, r1));
   }
 };
 
