@@ -505,6 +505,48 @@ BOOST_AUTO_TEST_CASE(streaming_runs_gathered) {
   BOOST_TEST(long_runs.nt == (kernels::have_nt && reinterpret_cast<std::uintptr_t>(out.data()) % 32 == 0));
 }
 
+// Gathered runs of 65 to 191 bytes go in bands (banded_runs, kernels::gather_runs_banded) under
+// zen: a band of destination rows at a time, swept in blocks of runs whose unfinished last lines
+// carry to the next block. Runs that order_runs leaves in destination order, in place before,
+// gather in bands too. Each shape below ends a band short (rows not a multiple of band_rows) and
+// a row on a short block; the two threads' ranges meet mid-row, so each range begins or ends
+// with part of a row (the plain gather's), and the destination starts 0, 1 or 3 elements past a
+// line. Longer runs gather as before, and under intel such runs stay in place.
+BOOST_AUTO_TEST_CASE(streaming_runs_banded) {
+  tuning_scope const zen{tuning::zen};
+  const auto banded = [](const engine_plan& ep) {
+    if (!kernels::have_nt) return ep.kind == engine_plan::strided && !ep.nt;
+    return ep.kind == engine_plan::run && ep.gather && ep.nt && banded_runs(ep);
+  };
+  // 68-byte runs from 1001 source rows 221 runs long (source order left by order_runs)
+  check_streamed_permute<3>({1001, 221, 17}, {1, 0, 2}, "(1001,221,17).permute(1,0,2)", banded, std::int32_t{},
+                            {0, 1, 3});
+  // destination order already (in place before): 2003 rows of 100 runs
+  check_streamed_permute<3>({100, 2003, 17}, {1, 0, 2}, "(100,2003,17).permute(1,0,2)", banded, std::int32_t{});
+  // runs of 67 bytes (a loop of bytes in place), 128 bytes of bf16
+  check_streamed_permute<3>({1000, 201, 67}, {1, 0, 2}, "(1000,201,67).permute(1,0,2)", banded, std::uint8_t{},
+                            {0, 5});
+  check_streamed_permute<3>({601, 219, 64}, {1, 0, 2}, "(601,219,64).permute(1,0,2)", banded, std::uint16_t{});
+  // 192-byte runs: gathered one row at a time
+  const auto gathered = [](const engine_plan& ep) {
+    if (!kernels::have_nt) return ep.kind == engine_plan::strided && !ep.nt;
+    return ep.kind == engine_plan::run && ep.gather && ep.run_bytes == 192 && !banded_runs(ep);
+  };
+  check_streamed_permute<3>({500, 221, 48}, {1, 0, 2}, "(500,221,48).permute(1,0,2)", gathered, std::int32_t{});
+  std::vector<float> in(1);
+  tensor<float, 1> out({64});
+  const engine_plan p = streaming_plan(from_blob(in.data(), {1001, 221, 17}).permute(1, 0, 2), out.data() + 1);
+  if (kernels::have_nt)
+    BOOST_TEST((p.run_bytes == 68 && p.nouter == 2 && p.outer[0].n == 221 && p.outer[0].ss == 68 &&
+                p.outer[1].n == 1001 && p.outer[1].ds == 68 && banded_block_runs(p.run_bytes) == 8));
+  tuning_scope const intel{tuning::intel};
+  for (const auto& e : {from_blob(in.data(), {1001, 221, 17}).permute(1, 0, 2),
+                        from_blob(in.data(), {100, 2003, 17}).permute(1, 0, 2)}) {
+    const engine_plan q = streaming_plan(e, out.data() + 1);
+    BOOST_TEST((q.kind == engine_plan::strided && !q.nt));
+  }
+}
+
 // Runs of 256 bytes (wide_element_run_bytes), a loop of four 64-byte elements in place, stream as
 // runs past the threshold where they start on a line: (300,220,64).permute(1,0,2) int32 (16.9 MB)
 // in source order (copy_nt); (32,2048,64).permute(1,0,2) (16.8 MB), which order_runs leaves in
@@ -604,8 +646,9 @@ BOOST_AUTO_TEST_CASE(streaming_long_runs_by_source) {
 // or not. In destination order ((64,2048,32).permute(1,0,2): 2048 runs open in source order
 // against 64), where they are whole lines on lines, they stream in destination order from up to
 // 16 source rows and in source order from more (order_line_runs), under intel in destination
-// order from any number (intel_straight_runs); off lines, and under intel where order_runs left
-// them in source order, they keep the strided plan, whose runs move as 64-byte moves
+// order from any number (intel_straight_runs); off lines under zen, runs under
+// banded_max_run_bytes gather in bands (banded_runs); the others off lines, and under intel where
+// order_runs left them in source order, keep the strided plan, whose runs move as 64-byte moves
 // (kernels::strided_runs): values in place too, in cache, for runs of 68, 96, 100, 140, 160 and
 // 256 bytes of 1-, 2-, 4- and 8-byte elements, and on 1 and 2 threads.
 BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
@@ -631,7 +674,12 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
         }
         // destination order from 64 source rows: streamed where the runs start on lines
         // (order_line_runs), in source order under the zen tunings and in destination order under
-        // intel; else in place
+        // intel; off lines, gathered in bands under zen (banded_runs); else in place
+        const auto banded_or_in_place = [&](const engine_plan& p) {
+          if (t == tuning::zen && kernels::have_nt)
+            return p.kind == engine_plan::run && p.run_bytes == 128 && p.nt && p.gather && banded_runs(p);
+          return p.kind == engine_plan::strided && !p.nt;
+        };
         const engine_plan c = streaming_plan(dst_order, d, th);
         if (t == tuning::zen && kernels::have_nt && d == out.data())
           BOOST_TEST((c.kind == engine_plan::run && c.run_bytes == 128 && c.nt && !c.gather && c.nouter == 2 &&
@@ -642,7 +690,7 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
                       c.outer[0].n == 2048 && c.outer[0].ss == 128 && c.outer[0].ds == 64 * 128 &&
                       c.outer[1].n == 64 && c.outer[1].ss == 2048 * 128 && c.outer[1].ds == 128));
         else
-          BOOST_TEST((c.kind == engine_plan::strided && !c.nt));
+          BOOST_TEST(banded_or_in_place(c));
         // from 16 source rows: streamed in destination order
         const engine_plan f = streaming_plan(few_rows, d, th);
         if (kernels::have_nt && d == out.data())
@@ -650,7 +698,7 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
                       f.outer[0].n == 8192 && f.outer[0].ss == 128 && f.outer[0].ds == 16 * 128 &&
                       f.outer[1].n == 16 && f.outer[1].ss == 8192 * 128 && f.outer[1].ds == 128));
         else
-          BOOST_TEST((f.kind == engine_plan::strided && !f.nt));
+          BOOST_TEST(banded_or_in_place(f));
       }
   }
   tuning_scope const zen{tuning::zen};
@@ -664,32 +712,35 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
   check_streamed_permute<3>({1000, 220, 17}, {1, 0, 2}, "(1000,220,17).permute(1,0,2)", gathered(68), std::int32_t{});
   const auto in_place = [](const engine_plan& p) { return p.kind == engine_plan::strided && !p.nt; };
   // runs on lines (shift 0) from more than 16 source rows: streamed in source order; from 16 or
-  // fewer, in destination order; else in place. Source rows 2056 and 5501 runs long, 24 rows
-  // (streams), 4-D (two loops of streams, 4 x 4 and 4 x 5 of them), 2 and 3 threads too (copies
-  // that start mid-row, kernels::run_rows).
-  const auto streamed = [](index_t run, bool src_order) {
-    return [run, src_order](const engine_plan& p, index_t shift) {
+  // fewer, in destination order; off lines, runs under banded_max_run_bytes (128 bytes here)
+  // gather in bands (`bands`), longer ones (192) stay in place. Source rows 2056 and 5501 runs
+  // long, 24 rows (streams), 4-D (two loops of streams, 4 x 4 and 4 x 5 of them, one loop to the
+  // bands), 2 and 3 threads too (copies that start mid-row, kernels::run_rows).
+  const auto streamed = [](index_t run, bool src_order, bool bands = false) {
+    return [run, src_order, bands](const engine_plan& p, index_t shift) {
+      if (shift != 0 && bands && kernels::have_nt)
+        return p.kind == engine_plan::run && p.run_bytes == run && p.nt && p.gather && banded_runs(p);
       if (shift != 0 || !kernels::have_nt) return p.kind == engine_plan::strided && !p.nt;
       return p.kind == engine_plan::run && p.run_bytes == run && p.nt && !p.gather && strictly_ordered(p, src_order);
     };
   };
   check_streamed_permute<3>({64, 2048, 32}, {1, 0, 2}, "(64,2048,32).permute(1,0,2)",
-                            streamed(128, true), std::int32_t{});
+                            streamed(128, true, true), std::int32_t{});
   check_streamed_permute<3>({64, 2048, 48}, {1, 0, 2}, "(64,2048,48).permute(1,0,2)",
                             streamed(192, true), std::int32_t{});
   check_streamed_permute<3>({64, 2048, 64}, {1, 0, 2}, "(64,2048,64).permute(1,0,2)",
-                            streamed(128, true), std::uint16_t{});
+                            streamed(128, true, true), std::uint16_t{});
   check_streamed_permute<3>({64, 2056, 32}, {1, 0, 2}, "(64,2056,32).permute(1,0,2)",
-                            streamed(128, true), std::int32_t{});
+                            streamed(128, true, true), std::int32_t{});
   check_streamed_permute<3>({24, 5501, 32}, {1, 0, 2}, "(24,5501,32).permute(1,0,2)",
-                            streamed(128, true), std::int32_t{});
+                            streamed(128, true, true), std::int32_t{});
   check_streamed_permute<4>({4, 5, 6600, 32}, {2, 0, 1, 3}, "(4,5,6600,32).permute(2,0,1,3)",
-                            streamed(128, true), float{});
+                            streamed(128, true, true), float{});
   check_streamed_permute<3>({16, 8192, 32}, {1, 0, 2}, "(16,8192,32).permute(1,0,2)",
-                            streamed(128, false), std::int32_t{});
+                            streamed(128, false, true), std::int32_t{});
   check_streamed_permute<3>({12, 10923, 48}, {1, 0, 2}, "(12,10923,48).permute(1,0,2)", streamed(192, false), float{});
   check_streamed_permute<4>({4, 4, 8200, 32}, {2, 0, 1, 3}, "(4,4,8200,32).permute(2,0,1,3)",
-                            streamed(128, false), float{});
+                            streamed(128, false, true), float{});
   // 3 threads: ranges that start and end mid-row, in both orders (under intel, in destination
   // order)
   std::vector<float> x(16 * 8192 * 32), y(x.size() + 32), want(x.size());

@@ -8,6 +8,7 @@
 #include <memory>
 #include <new>
 
+#include "banded_kernels.hpp"
 #include "dense_kernels.hpp"
 #include "engine_kernels.hpp"
 #include "line_kernels.hpp"
@@ -32,7 +33,10 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   char* d = dst + p.dst_off;
   kernels::odometer_seek(p.outer, p.nouter, first / units_per_outer, idx, s, d);
   if (p.gather) {
-    kernels::gather_runs(p, s, d, idx, first, last);
+    if (banded_runs(p))
+      kernels::gather_runs_banded(p, s, d, idx, first, last);
+    else
+      kernels::gather_runs(p, s, d, idx, first, last);
     kernels::store_fence();
     return;
   }

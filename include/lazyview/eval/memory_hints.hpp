@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "aliased_rows.hpp"
+#include "banded_runs.hpp"
 #include "engine_plan.hpp"
 #include "line_runs.hpp"
 #include "make_engine_plan.hpp"  // wide_element_runs, as_streamed_runs
@@ -290,7 +291,12 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
           order_line_runs(r)) {
         r.nt = true;
         e = r;
+        return;
       }
+      // gathered where they go in bands (see banded_runs)
+      engine_plan g = r;
+      stream_as_grouped(g, dst, dst_bytes, nthreads, streaming_threshold_of(g, dst, nthreads));
+      if (g.gather && banded_runs(g)) e = g;
       return;
     }
     stream_as_grouped(r, dst, dst_bytes, nthreads, streaming_threshold_of(r, dst, nthreads));
