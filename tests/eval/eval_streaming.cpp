@@ -508,7 +508,8 @@ BOOST_AUTO_TEST_CASE(streaming_runs_gathered) {
 // Gathered runs of 65 to 191 bytes go in bands (banded_runs, kernels::gather_runs_banded) under
 // zen: a band of destination rows at a time, swept in blocks of runs whose unfinished last lines
 // carry to the next block. Runs that order_runs leaves in destination order, in place before,
-// gather in bands too. Each shape below ends a band short (rows not a multiple of band_rows) and
+// gather in bands too, and so do odd-sized elements of 12 bytes or more into rows of 4000 bytes
+// or more, each a run (as_element_runs). Each shape below ends a band short (rows not a multiple of band_rows) and
 // a row on a short block; the two threads' ranges meet mid-row, so each range begins or ends
 // with part of a row (the plain gather's), and the destination starts 0, 1 or 3 elements past a
 // line. Longer runs gather as before, and under intel such runs stay in place.
@@ -527,6 +528,22 @@ BOOST_AUTO_TEST_CASE(streaming_runs_banded) {
   check_streamed_permute<3>({1000, 201, 67}, {1, 0, 2}, "(1000,201,67).permute(1,0,2)", banded, std::uint8_t{},
                             {0, 5});
   check_streamed_permute<3>({601, 219, 64}, {1, 0, 2}, "(601,219,64).permute(1,0,2)", banded, std::uint16_t{});
+  // odd-sized elements, a run each (as_element_runs): 20 bytes (int32 x 5), 56 (x 14), 13 (bytes;
+  // moves of 8), 40 into rows of exactly banded_min_element_row_bytes
+  check_streamed_permute<3>({1001, 1003, 5}, {1, 0, 2}, "(1001,1003,5).permute(1,0,2)", banded, std::int32_t{},
+                            {0, 1, 3});
+  check_streamed_permute<6>({4, 40, 20, 4, 21, 14}, {2, 3, 4, 0, 1, 5}, "(4,40,20,4,21,14).permute(2,3,4,0,1,5)",
+                            banded, std::int32_t{});
+  check_streamed_permute<3>({1003, 1001, 13}, {1, 0, 2}, "(1003,1001,13).permute(1,0,2)", banded, std::uint8_t{},
+                            {0, 7});
+  check_streamed_permute<3>({100, 4003, 10}, {1, 0, 2}, "(100,4003,10).permute(1,0,2)", banded, std::int32_t{});
+  // shorter rows, or elements under banded_min_element_bytes: as before (not gathered)
+  const auto not_banded = [](const engine_plan& ep) { return !ep.gather && ep.kind == engine_plan::transpose; };
+  check_streamed_permute<3>({129, 4001, 31}, {1, 0, 2}, "(129,4001,31).permute(1,0,2)", not_banded, std::uint8_t{});
+  check_streamed_permute<3>({1200, 1100, 11}, {1, 0, 2}, "(1200,1100,11).permute(1,0,2)", not_banded,
+                            std::uint8_t{});
+  check_streamed_permute<4>({600, 7, 500, 6}, {0, 2, 1, 3}, "(600,7,500,6).permute(0,2,1,3)", not_banded,
+                            std::int32_t{});
   // 192-byte runs: gathered one row at a time
   const auto gathered = [](const engine_plan& ep) {
     if (!kernels::have_nt) return ep.kind == engine_plan::strided && !ep.nt;
@@ -545,6 +562,7 @@ BOOST_AUTO_TEST_CASE(streaming_runs_banded) {
     const engine_plan q = streaming_plan(e, out.data() + 1);
     BOOST_TEST((q.kind == engine_plan::strided && !q.nt));
   }
+  BOOST_TEST(!streaming_plan(from_blob(in.data(), {1001, 1003, 5}).permute(1, 0, 2), out.data()).gather);
 }
 
 // Runs of 256 bytes (wide_element_run_bytes), a loop of four 64-byte elements in place, stream as
@@ -803,7 +821,27 @@ bool odd_whole_rows(const engine_plan& ep) {
 // (24-byte, A = 2000). Rows that lie apart stay in place: (26,785,20,10).permute(2,1,0,3), whose
 // group B's first member moves the destination by 785 rows; so do long rows in cache.
 BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
-  tuning_scope const zen{tuning::zen};  // (zen3 keeps some of these in place: streaming_odd_rows_zen3)
+  // The rows of 4000 bytes or more go in bands under zen (banded_runs; their values:
+  // streaming_runs_banded), and keep the plans below under intel, whose values are checked here.
+  // (zen3 keeps some of these in place: streaming_odd_rows_zen3)
+  const auto banded = [](const engine_plan& ep) {
+    return ep.kind == engine_plan::run && ep.gather && ep.nt == kernels::have_nt && banded_runs(ep);
+  };
+  std::vector<float> in(1);
+  tensor<float, 1> out({64});
+  for (const tuning t : {tuning::zen, tuning::intel}) {
+    tuning_scope const scope{t};
+    const auto plan3 = [&](index_t a, index_t b, index_t f) {
+      return streamed_plan_of(from_blob(in.data(), {a, b, f}).permute(1, 0, 2), 4, out.data(), a * b * f * 4);
+    };
+    const bool zen = t == tuning::zen && kernels::have_nt;
+    BOOST_TEST(odd_streamed(streamed_plan_of(from_blob(in.data(), {4, 7, 19000, 6}).permute(0, 2, 1, 3), 4,
+                                             out.data(), index_t{4} * 7 * 19000 * 6 * 4)));
+    BOOST_TEST((zen ? banded(plan3(100, 4000, 10)) : odd_whole_rows(plan3(100, 4000, 10))));
+    BOOST_TEST((zen ? banded(plan3(500, 2200, 3)) : odd_whole_rows(plan3(500, 2200, 3))));
+    BOOST_TEST((zen ? banded(plan3(700, 700, 7)) : odd_whole_rows(plan3(700, 700, 7))));
+  }
+  tuning_scope const intel{tuning::intel};
   check_streamed_permute<4>({4, 7, 19000, 6}, {0, 2, 1, 3}, "(4,7,19000,6).permute(0,2,1,3)", odd_streamed);
   check_streamed_permute<4>({4, 26, 3100, 10}, {0, 2, 1, 3}, "(4,26,3100,10).permute(0,2,1,3)", odd_streamed);
   check_streamed_permute<6>({4, 40, 20, 4, 20, 14}, {2, 3, 4, 0, 1, 5}, "(4,40,20,4,20,14).permute(2,3,4,0,1,5)",
@@ -817,8 +855,6 @@ BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
            ep.nA >= odd_rows_in_place_a;
   };
   check_streamed_permute<3>({2000, 500, 6}, {1, 0, 2}, "(2000,500,6).permute(1,0,2)", many_rows);
-  std::vector<float> in(1);
-  tensor<float, 1> out({64});
   const engine_plan cached =
       streamed_plan_of(from_blob(in.data(), {300, 1000, 3}).permute(1, 0, 2), 4, out.data(), index_t{300} * 1000 * 3 * 4);
   BOOST_TEST((cached.kind == engine_plan::transpose && cached.elem == 12 && !cached.nt && cached.blocks_a > 1));

@@ -1,6 +1,7 @@
 #pragma once
-// The kernels of gathered runs taken in bands (banded_runs, eval/banded_runs.hpp): a band of
-// destination rows swept in blocks of runs through a buffer laid out like the rows' lines.
+// The kernels of gathered runs taken in bands (banded_runs, eval/banded_runs.hpp), odd-sized
+// elements among them: a band of destination rows swept in blocks of runs through a buffer laid
+// out like the rows' lines.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include "banded_runs.hpp"
 #include "engine_kernels.hpp"
 #include "line_writer.hpp"
+#include "odd_kernels.hpp"  // copy_odd
 
 namespace lazyview {
 
@@ -26,11 +28,13 @@ LAZYVIEW_ALWAYS_INLINE inline void copy_run_by_lines(const char* s, char* d, ind
 /// to right: each source row's stretch of the band lands in the rows' buffers (laid out like
 /// their lines) after asking for the stretch two blocks on; then each row's block leaves by
 /// stream_row, its unfinished last line carried to the next block (the row's first and last
-/// partial lines stored plainly).
-/// @pre 64 < R < banded_max_run_bytes, 0 < nrows <= band_rows.
+/// partial lines stored plainly). A run moves by 64-byte moves (K = 0: 64 < R), or as an
+/// odd-sized element by two overlapping moves of K / 2 bytes (K / 2 < R < K, copy_odd).
+/// @pre banded_runs' R (under banded_max_run_bytes), 0 < nrows <= band_rows.
 /// Example: (1000,220,17).permute(1,0,2) fp32: R = 68, n = 1000, ss_run = 14960, ds_row = 68000:
 /// blocks of 8 runs, each source row giving 544 bytes, each destination row taking 544.
-inline void gather_band(const char* s, char* d, index_t nrows, index_t n, index_t R, index_t ss_run, index_t ds_row) {
+template <int K>
+void gather_band(const char* s, char* d, index_t nrows, index_t n, index_t R, index_t ss_run, index_t ds_row) {
   // a block's runs (under band_block_bytes + R bytes) from up to 63 bytes into the buffer row,
   // to the end of the line that holds their last byte
   constexpr index_t row_room = (63 + band_block_bytes + banded_max_run_bytes - 2) / 64 * 64 + 64;
@@ -54,7 +58,12 @@ inline void gather_band(const char* s, char* d, index_t nrows, index_t n, index_
         for (index_t o = 0; o < stretch; o += 64) prefetch_line(q + o);
         prefetch_line(q + stretch - 1);
       }
-      for (index_t j = 0; j < nrows; ++j) copy_run_by_lines(sr + j * R, brow[j] + i * R, R);
+      for (index_t j = 0; j < nrows; ++j) {
+        if constexpr (K == 0)
+          copy_run_by_lines(sr + j * R, brow[j] + i * R, R);
+        else
+          copy_odd<K>(sr + j * R, brow[j] + i * R, R);
+      }
     }
     for (index_t j = 0; j < nrows; ++j) stream_row(buf[j], drow[j], ni * R, in, out ? carry[j] : nullptr);
   }
@@ -76,9 +85,11 @@ inline void gather_runs_banded(const engine_plan& p, const char* s, char* d, con
     gather_runs(p, s, d, idx, u, to);
     for (; u < to; ++u) odometer_step(p.outer, p.nouter, idx, s, d);
   }
+  const index_t R = p.run_bytes;
+  const auto band_of = R > 64 ? gather_band<0> : R > 32 ? gather_band<64> : R > 16 ? gather_band<32> : gather_band<16>;
   while (last - u >= runs.n) {
     const index_t band = std::min({band_rows, rows.n - idx[m - 1], (last - u) / runs.n});
-    gather_band(s, d, band, runs.n, p.run_bytes, runs.ss, rows.ds);
+    band_of(s, d, band, runs.n, R, runs.ss, rows.ds);
     for (index_t j = 0; j < band; ++j) odometer_step(p.outer, m, idx, s, d);
     u += band * runs.n;
   }

@@ -347,6 +347,15 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
       e.no_narrow = true;
     }
     if (!is_pow2_upto64(e.elem)) {
+      // in bands, as runs of one element each, where they gather so (banded_runs)
+      if (dst_bytes >= threshold) {
+        engine_plan r = as_element_runs(e);
+        stream_as_grouped(r, dst, dst_bytes, nthreads, threshold);
+        if (r.gather && banded_runs(r)) {
+          e = r;
+          return;
+        }
+      }
       // through a line_writer (kernels::transpose_block_odd), where a unit's rows lie back to back
       const index_t row = e.nA * e.elem;
       const bool short_rows = e.blocks_a == 1 && row <= gather_max_run_bytes;
