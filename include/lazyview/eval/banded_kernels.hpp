@@ -9,18 +9,11 @@
 #include "banded_runs.hpp"
 #include "engine_kernels.hpp"
 #include "line_writer.hpp"
-#include "odd_kernels.hpp"  // copy_odd
+#include "odd_kernels.hpp"  // copy_odd, copy_run_by_lines
 
 namespace lazyview {
 
 namespace kernels {
-
-/// Copies a run of R bytes, 64 < R <= 256, by 64-byte moves, the last ending at its end.
-/// @pre R > 64.
-LAZYVIEW_ALWAYS_INLINE inline void copy_run_by_lines(const char* s, char* d, index_t R) {
-  for (index_t o = 0; o + 64 < R; o += 64) copy_elem<64>(s + o, d + o);
-  copy_elem<64>(s + R - 64, d + R - 64);
-}
 
 /// One band: `nrows` destination rows (at most band_rows) of n runs each, R bytes a run; run i of
 /// row j is read from s + i * ss_run + j * R (a source row holds the band's runs side by side)

@@ -1,12 +1,13 @@
 #pragma once
 // Which gathered runs go in bands (the kernels: eval/banded_kernels.hpp). Runs of 65 to 191
-// bytes gathered in destination order (engine_plan::gather) are taken a band of a few
-// destination rows at a time, each band sweeping its rows left to right in blocks of a few runs,
-// so that every source row gives the band's runs as one short stretch (they lie side by side
-// there); the rows leave through a buffer laid out like their lines, the unfinished line at each
-// block's end carried to the next. The plain gather (kernels::gather_runs) takes one destination
-// row at a time, a run from every source row in turn: a line or two from each of as many
-// streams as a row has runs, far more than the hardware prefetchers follow.
+// bytes gathered in destination order (engine_plan::gather), and odd-sized elements of a
+// transpose gathered as runs, are taken a band of a few destination rows at a time, each band
+// sweeping its rows left to right in blocks of a few runs, so that every source row gives the
+// band's runs as one short stretch (they lie side by side there); the rows leave through a
+// buffer laid out like their lines, the unfinished line at each block's end carried to the next.
+// The plain gather (kernels::gather_runs) takes one destination row at a time, a run from every
+// source row in turn: a line or two from each of as many streams as a row has runs, far more
+// than the hardware prefetchers follow.
 #include "engine_plan.hpp"
 
 namespace lazyview {
@@ -59,7 +60,7 @@ inline bool banded_runs(const engine_plan& p) {
   const byte_loop& rows = p.outer[p.nouter - 2];
   const bool size_fits = R > 64 ? R < banded_max_run_bytes
                                  : R >= banded_min_element_bytes && !is_pow2_upto64(R) &&
-                                       p.outer[p.nouter - 1].n * R >= banded_min_element_row_bytes;
+                                       runs.n * R >= banded_min_element_row_bytes;
   return size_fits && runs.ds == R && magnitude(runs.ss) > R && rows.ss == R && rows.n > 1;
 }
 

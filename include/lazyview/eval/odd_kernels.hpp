@@ -76,13 +76,15 @@ inline void strided_lines_nt(const char* s, char* d, const byte_loop& in, const 
 /// (250,220,17) 0.11 -> 0.44 (0.21 -> 0.80; 0.46), (175,220,24) 0.53 -> 0.70 (0.90 -> 1.29;
 /// 0.65), (150,220,32) 0.73 -> 0.87 (1.36 -> 1.44; 0.83), (16,2048,32) 0.82 -> 0.85
 /// (1.32 -> 1.53; 0.82).
+/// copy_run_by_lines moves one run so (also the bands' runs, eval/banded_kernels.hpp).
 /// @pre R > 64. Example: R = 68 (17 floats): bytes [0, 64) and [4, 68); R = 128: [0, 64) and
 /// [64, 128).
+LAZYVIEW_ALWAYS_INLINE inline void copy_run_by_lines(const char* s, char* d, index_t R) {
+  for (index_t o = 0; o + 64 < R; o += 64) copy_elem<64>(s + o, d + o);
+  copy_elem<64>(s + R - 64, d + R - 64);
+}
 inline void strided_runs(const char* s, char* d, index_t R, const byte_loop& in2) {
-  for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) {
-    for (index_t o = 0; o + 64 < R; o += 64) copy_elem<64>(s + o, d + o);
-    copy_elem<64>(s + R - 64, d + R - 64);
-  }
+  for (index_t j = 0; j < in2.n; ++j, s += in2.ss, d += in2.ds) copy_run_by_lines(s, d, R);
 }
 
 /// Copies R bytes, K/2 < R < K, as two moves of K/2 bytes that overlap in the middle.
