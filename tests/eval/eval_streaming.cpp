@@ -86,6 +86,11 @@ engine_plan streaming_plan(const E& e, const void* dst, unsigned nthreads = 1) {
   return streamed_plan_of(e, sizeof(float), dst, fold(e).numel().v * index_t{sizeof(float)}, nthreads);
 }
 
+/// Whether plan p streams gathered runs in bands (banded_runs), runs of `run` bytes (0: any).
+bool in_bands(const engine_plan& p, index_t run = 0) {
+  return p.kind == engine_plan::run && p.nt && p.gather && banded_runs(p) && (run == 0 || p.run_bytes == run);
+}
+
 }  // namespace
 
 // Destination rows of 1024 to 8000 bytes, all whole cache lines, 2 MiB and a little over.
@@ -517,7 +522,7 @@ BOOST_AUTO_TEST_CASE(streaming_runs_banded) {
   tuning_scope const zen{tuning::zen};
   const auto banded = [](const engine_plan& ep) {
     if (!kernels::have_nt) return ep.kind == engine_plan::strided && !ep.nt;
-    return ep.kind == engine_plan::run && ep.gather && ep.nt && banded_runs(ep);
+    return in_bands(ep);
   };
   // 68-byte runs from 1001 source rows 221 runs long (source order left by order_runs)
   check_streamed_permute<3>({1001, 221, 17}, {1, 0, 2}, "(1001,221,17).permute(1,0,2)", banded, std::int32_t{},
@@ -695,7 +700,7 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
         // intel; off lines, gathered in bands under zen (banded_runs); else in place
         const auto banded_or_in_place = [&](const engine_plan& p) {
           if (t == tuning::zen && kernels::have_nt)
-            return p.kind == engine_plan::run && p.run_bytes == 128 && p.nt && p.gather && banded_runs(p);
+            return in_bands(p, 128);
           return p.kind == engine_plan::strided && !p.nt;
         };
         const engine_plan c = streaming_plan(dst_order, d, th);
@@ -737,7 +742,7 @@ BOOST_AUTO_TEST_CASE(streaming_short_runs_of_wide_elements) {
   const auto streamed = [](index_t run, bool src_order, bool bands = false) {
     return [run, src_order, bands](const engine_plan& p, index_t shift) {
       if (shift != 0 && bands && kernels::have_nt)
-        return p.kind == engine_plan::run && p.run_bytes == run && p.nt && p.gather && banded_runs(p);
+        return in_bands(p, run);
       if (shift != 0 || !kernels::have_nt) return p.kind == engine_plan::strided && !p.nt;
       return p.kind == engine_plan::run && p.run_bytes == run && p.nt && !p.gather && strictly_ordered(p, src_order);
     };
@@ -824,9 +829,6 @@ BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
   // The rows of 4000 bytes or more go in bands under zen (banded_runs; their values:
   // streaming_runs_banded), and keep the plans below under intel, whose values are checked here.
   // (zen3 keeps some of these in place: streaming_odd_rows_zen3)
-  const auto banded = [](const engine_plan& ep) {
-    return ep.kind == engine_plan::run && ep.gather && ep.nt == kernels::have_nt && banded_runs(ep);
-  };
   std::vector<float> in(1);
   tensor<float, 1> out({64});
   for (const tuning t : {tuning::zen, tuning::intel}) {
@@ -837,9 +839,9 @@ BOOST_AUTO_TEST_CASE(streaming_odd_rows) {
     const bool zen = t == tuning::zen && kernels::have_nt;
     BOOST_TEST(odd_streamed(streamed_plan_of(from_blob(in.data(), {4, 7, 19000, 6}).permute(0, 2, 1, 3), 4,
                                              out.data(), index_t{4} * 7 * 19000 * 6 * 4)));
-    BOOST_TEST((zen ? banded(plan3(100, 4000, 10)) : odd_whole_rows(plan3(100, 4000, 10))));
-    BOOST_TEST((zen ? banded(plan3(500, 2200, 3)) : odd_whole_rows(plan3(500, 2200, 3))));
-    BOOST_TEST((zen ? banded(plan3(700, 700, 7)) : odd_whole_rows(plan3(700, 700, 7))));
+    BOOST_TEST((zen ? in_bands(plan3(100, 4000, 10)) : odd_whole_rows(plan3(100, 4000, 10))));
+    BOOST_TEST((zen ? in_bands(plan3(500, 2200, 3)) : odd_whole_rows(plan3(500, 2200, 3))));
+    BOOST_TEST((zen ? in_bands(plan3(700, 700, 7)) : odd_whole_rows(plan3(700, 700, 7))));
   }
   tuning_scope const intel{tuning::intel};
   check_streamed_permute<4>({4, 7, 19000, 6}, {0, 2, 1, 3}, "(4,7,19000,6).permute(0,2,1,3)", odd_streamed);
