@@ -240,7 +240,7 @@ BOOST_AUTO_TEST_CASE(streaming_choice) {
   BOOST_TEST(streaming_plan(from_blob(x, {300, 300, 12}).permute(1, 0, 2), d).nt == nt);  // 4.1 MB
 }
 
-// Which CPUs the zen3 tuning is read from (CPUID leaf 1 signatures), and LAZYVIEW_TUNING's name for it.
+// Which CPUs the zen3 and zen4 tunings are read from (CPUID leaf 1 signatures), and LAZYVIEW_TUNING's names for them.
 BOOST_AUTO_TEST_CASE(zen3_detection) {
   BOOST_TEST(zen3_signature(0x00A00F11u));   // EPYC 7003 (Milan): family 19h, model 01h
   BOOST_TEST(zen3_signature(0x00A20F10u));   // Ryzen 5000 (Vermeer), model 21h
@@ -250,10 +250,17 @@ BOOST_AUTO_TEST_CASE(zen3_detection) {
   BOOST_TEST(!zen3_signature(0x00B00F21u));  // Zen 5: family 1Ah
   BOOST_TEST(!zen3_signature(0x00830F10u));  // EPYC 7002 (Rome, Zen 2): family 17h, model 31h
   BOOST_TEST(!zen3_signature(0x000806F8u));  // Xeon (Sapphire Rapids): family 6
+  BOOST_TEST(zen4_signature(0x00A10F11u));    // EPYC 9004 (Genoa), model 11h
+  BOOST_TEST(zen4_signature(0x00A60F12u));    // Ryzen 7000 (Raphael), model 61h
+  BOOST_TEST(zen4_signature(0x00AA0F01u));    // EPYC 9004 (Bergamo), model A0h
+  BOOST_TEST(!zen4_signature(0x00A00F11u));   // Milan (Zen 3)
+  BOOST_TEST(!zen4_signature(0x00A50F00u));   // Cezanne (Zen 3)
+  BOOST_TEST(!zen4_signature(0x00B00F21u));   // Zen 5: family 1Ah
+  BOOST_TEST(!zen4_signature(0x000806F8u));   // Xeon
   const char* const before = std::getenv("LAZYVIEW_TUNING");
   const std::string kept = before ? before : "";
   for (const auto& [name, t] : {std::pair{"zen3", tuning::zen3}, std::pair{"zen", tuning::zen},
-                                std::pair{"intel", tuning::intel}}) {
+                                std::pair{"zen4", tuning::zen4}, std::pair{"intel", tuning::intel}}) {
     ::setenv("LAZYVIEW_TUNING", name, 1);
     BOOST_TEST((detail::detect_tuning() == t), name);
   }

@@ -8,9 +8,10 @@
 // pin both ways on any machine.
 //
 // The tuning is read once per process from the CPU (CPUID leaf 0's vendor "GenuineIntel" ->
-// intel; an AMD Zen 3 core by leaf 1's family and model -> zen3; anything else, other
-// architectures included -> zen), unless the environment variable LAZYVIEW_TUNING is `zen`,
-// `zen3` or `intel`; set_tuning() replaces it for plans made afterwards. (The
+// intel; an AMD Zen 3 core by leaf 1's family and model -> zen3, any other of family 19h -> zen4;
+// anything else, other architectures included -> zen), unless the environment variable
+// LAZYVIEW_TUNING is `zen`, `zen3`, `zen4` or `intel`; set_tuning() replaces it for plans made
+// afterwards. (The
 // plan memo keeps plans only below never_streams_below, 2 MiB, where every rule decides the same
 // under either tuning.)
 #include <atomic>
@@ -26,8 +27,10 @@ namespace lazyview {
 
 /// The measured tuning a plan follows: `zen`, the AMD VMs' (the default); `intel`, the Intel
 /// Xeon VM's; `zen3`, the Zen 3 VM's: zen's, but for one rule, which turned the other way there
-/// (two threads stream as one does, streaming_threshold_of).
-enum class tuning : unsigned char { zen, intel, zen3 };
+/// (two threads stream as one does, streaming_threshold_of); `zen4`, the Zen 4 VM's: zen's, but
+/// for one rule (strided scatters and expansions store under a mask at any size,
+/// kernels::masked_stores).
+enum class tuning : unsigned char { zen, intel, zen3, zen4 };
 
 /// Whether CPUID leaf 1's signature (eax) is an AMD Zen 3 core: family 19h, models 00h-0Fh
 /// (Milan), 20h-2Fh (Vermeer) and 40h-5Fh (Rembrandt, Cezanne); Zen 4 has 10h-1Fh and 60h
@@ -40,25 +43,36 @@ constexpr bool zen3_signature(unsigned eax) {
   return family == 0x19u && (model < 0x10u || (model >= 0x20u && model < 0x30u) || (model >= 0x40u && model < 0x60u));
 }
 
+/// Whether CPUID leaf 1's signature (eax) is an AMD Zen 4 core: family 19h but not Zen 3
+/// (zen3_signature). Example: 0x00A10F11 (Genoa, model 11h: the 2-core EPYC VM of zen4's
+/// measurements) yes; 0x00A00F11 (Milan) no; 0x00B00F21 (Zen 5, family 1Ah) no.
+constexpr bool zen4_signature(unsigned eax) {
+  const unsigned base = (eax >> 8) & 0xFu;
+  const unsigned family = base == 0xFu ? base + ((eax >> 20) & 0xFFu) : base;
+  return family == 0x19u && !zen3_signature(eax);
+}
+
 namespace detail {
 
 /// The tuning named by LAZYVIEW_TUNING, or else by the CPU.
 /// Example: LAZYVIEW_TUNING unset on an Intel Xeon -> tuning::intel; =zen there -> tuning::zen;
-/// unset on an EPYC 7003 (Milan) -> tuning::zen3.
+/// unset on an EPYC 7003 (Milan) -> tuning::zen3; on an EPYC 9004 (Genoa) -> tuning::zen4.
 inline tuning detect_tuning() {
   if (const char* env = std::getenv("LAZYVIEW_TUNING")) {
     if (std::strcmp(env, "intel") == 0) return tuning::intel;
     if (std::strcmp(env, "zen") == 0) return tuning::zen;
     if (std::strcmp(env, "zen3") == 0) return tuning::zen3;
+    if (std::strcmp(env, "zen4") == 0) return tuning::zen4;
   }
 #if defined(LAZYVIEW_HAVE_CPUID)
   unsigned a = 0, b = 0, c = 0, d = 0;
   // vendor string in ebx, edx, ecx: "Genu" "ineI" "ntel", "Auth" "enti" "cAMD"
   if (__get_cpuid(0, &a, &b, &c, &d)) {
     if (b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu) return tuning::intel;
-    if (b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u && __get_cpuid(1, &a, &b, &c, &d) &&
-        zen3_signature(a))
-      return tuning::zen3;
+    if (b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u && __get_cpuid(1, &a, &b, &c, &d)) {
+      if (zen3_signature(a)) return tuning::zen3;
+      if (zen4_signature(a)) return tuning::zen4;
+    }
   }
 #endif
   return tuning::zen;

@@ -402,10 +402,19 @@ constexpr bool expands(int S) { return S == 4 || S == 8 || S == 16 || S == 32; }
 inline constexpr index_t masked_stores_below = index_t{12} << 20;
 
 /// Whether strided plan p writes by stores under a mask (expand_lines, scatter_row) where its
-/// rows take them: its destination spans less than masked_stores_below.
-/// Example: u8 (1048576,3) into (1048576,4)[..., :3], 4 MiB: yes; fp32 (1048576,3), 16 MiB: no.
+/// rows take them: its destination spans less than masked_stores_below, or at any size under the
+/// zen4 tuning.
+/// Example: u8 (1048576,3) into (1048576,4)[..., :3], 4 MiB: yes; fp32 (1048576,3), 16 MiB: no
+/// (zen4: yes).
+/// Why zen4: on the 2-core Zen 4 VM the stores one by one ran slower than under a mask at every
+/// size, and slower than the plain loop. Harness, lazyview::copy, 1 thread, GB/s of the source
+/// twice, medians of 3-5 alternated runs, one by one -> under a mask (the plain loop): fp32
+/// (R,1024) into (R,3072)[:, ::3], destination 12 MiB 20.7 -> 33.4 (27.5), 2 threads 52.2 ->
+/// 76.6, 16 MiB 13.7 -> 24.8 (20.3), 32 MiB 11.0 -> 15.2 (13.2), 64 MiB 10.7 -> 13.2 (11.9);
+/// (n,3) into (n,4)[..., :3] fp32, 16 MiB 29.5 -> 34.8, 64 MiB 23.5 -> 22.4.
 inline bool masked_stores(const engine_plan& p) {
-  return p.outer_count() * p.inner2.n * p.inner.n * magnitude(p.inner.ds) < masked_stores_below;
+  return p.tune == tuning::zen4 ||
+         p.outer_count() * p.inner2.n * p.inner.n * magnitude(p.inner.ds) < masked_stores_below;
 }
 
 /// Whether expand_row<S> takes its cells a line at a time (expand_lines): where the target
