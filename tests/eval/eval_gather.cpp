@@ -275,7 +275,7 @@ BOOST_AUTO_TEST_CASE(cells_expanded_by_lines_below_a_size)
 // Under the zen4 tuning, scatters and expansions past masked_stores_below store under a mask too
 // (and elsewhere one by one): destinations of 16 MiB, the elements between never written, on 1
 // and 2 threads.
-BOOST_AUTO_TEST_CASE(large_strided_destinations_under_each_tuning)
+BOOST_AUTO_TEST_CASE(large_strided_destinations_under_zen4_and_zen)
 {
     for (lv::tuning t : {lv::tuning::zen4, lv::tuning::zen}) {
         tuning_scope const scope(t);

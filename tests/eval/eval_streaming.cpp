@@ -241,7 +241,7 @@ BOOST_AUTO_TEST_CASE(streaming_choice) {
 }
 
 // Which CPUs the zen3 and zen4 tunings are read from (CPUID leaf 1 signatures), and LAZYVIEW_TUNING's names for them.
-BOOST_AUTO_TEST_CASE(zen3_detection) {
+BOOST_AUTO_TEST_CASE(zen_generation_detection) {
   BOOST_TEST(zen3_signature(0x00A00F11u));   // EPYC 7003 (Milan): family 19h, model 01h
   BOOST_TEST(zen3_signature(0x00A20F10u));   // Ryzen 5000 (Vermeer), model 21h
   BOOST_TEST(zen3_signature(0x00A50F00u));   // Ryzen 5000G (Cezanne), model 50h

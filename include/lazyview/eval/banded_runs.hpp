@@ -30,10 +30,9 @@ constexpr index_t banded_block_runs(index_t R) { return (band_block_bytes + R - 
 
 /// Whether a gathered run plan goes in bands (kernels::gather_runs_banded), under the zen and
 /// zen4 tunings (measured on Zen 5 and Zen 4 VMs only; zen3 and intel gather one row at a time,
-/// as before): runs of more than
-/// 64 bytes and under banded_max_run_bytes, or odd-sized elements gathered as runs
-/// (as_element_runs) of banded_min_element_bytes or more into destination rows of
-/// banded_min_element_row_bytes or more; back to back along the innermost loop (the gather's
+/// as before): runs of more than 64 bytes and under banded_max_run_bytes, or odd-sized elements
+/// gathered as runs (as_element_runs) of banded_min_element_bytes or more into destination rows
+/// of banded_min_element_row_bytes or more; back to back along the innermost loop (the gather's
 /// order), which steps the source by more than a run, while the loop outside it (destination
 /// rows) steps the source by one run: a source row holds the runs of consecutive destination rows
 /// side by side.
@@ -55,9 +54,10 @@ constexpr index_t banded_block_runs(index_t R) { return (band_block_bytes + R - 
 /// shorter rows lost: (40,8000,10) (1600 bytes) 0.65x, (30,10000,14) 0.45x, (26,785,20,10)
 /// .permute(1,2,0,3) 0.39x, the agents chain 0.49x.
 /// On the 2-core Zen 4 VM, bench/ab of the zen tuning (bands, as zen4's plans) against zen3
-/// (which gathers a row at a time), 3 rounds, paired speed-ups, 1 thread: runs/fp32/1000x220x17_p102 1.61x (1.11-1.77x),
-/// 600x220x32 1.37x (1.21-1.59x), perm/fp32/4x40x20x4x20x14_p234015 1.15x (0.92-1.43x); 2
-/// threads 1.17x, 1.02x and 0.65x (0.60-1.58x), that VM's 2-thread runs too noisy to read.
+/// (which gathers a row at a time), 3 rounds, paired speed-ups, 1 thread:
+/// runs/fp32/1000x220x17_p102 1.61x (1.11-1.77x), 600x220x32 1.37x (1.21-1.59x),
+/// perm/fp32/4x40x20x4x20x14_p234015 1.15x (0.92-1.43x); 2 threads 1.17x, 1.02x and 0.65x
+/// (0.60-1.58x), that VM's 2-thread runs too noisy to read.
 inline bool banded_runs(const engine_plan& p) {
   if (!p.gather || p.nouter < 2 || (p.tune != tuning::zen && p.tune != tuning::zen4)) return false;
   const index_t R = p.run_bytes;

@@ -11,9 +11,8 @@
 // intel; an AMD Zen 3 core by leaf 1's family and model -> zen3, any other of family 19h -> zen4;
 // anything else, other architectures included -> zen), unless the environment variable
 // LAZYVIEW_TUNING is `zen`, `zen3`, `zen4` or `intel`; set_tuning() replaces it for plans made
-// afterwards. (The
-// plan memo keeps plans only below never_streams_below, 2 MiB, where every rule decides the same
-// under either tuning.)
+// afterwards. (The plan memo keeps plans only below never_streams_below, 2 MiB, where every rule
+// decides the same under every tuning.)
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -32,25 +31,32 @@ namespace lazyview {
 /// kernels::masked_stores).
 enum class tuning : unsigned char { zen, intel, zen3, zen4 };
 
+/// The family and model that CPUID leaf 1's signature (eax) encodes: the extended family added
+/// to base family 0Fh, the extended model as the high nibble for base families 06h and 0Fh.
+/// Example: 0x00A10F11 (Genoa): family 19h, model 11h; 0x000806F8 (Sapphire Rapids): 06h, 8Fh.
+constexpr unsigned cpuid_family(unsigned eax) {
+  const unsigned base = (eax >> 8) & 0xFu;
+  return base == 0xFu ? base + ((eax >> 20) & 0xFFu) : base;
+}
+constexpr unsigned cpuid_model(unsigned eax) {
+  const unsigned base = (eax >> 8) & 0xFu;
+  return ((eax >> 4) & 0xFu) | (base == 0xFu || base == 6u ? ((eax >> 16) & 0xFu) << 4 : 0u);
+}
+
 /// Whether CPUID leaf 1's signature (eax) is an AMD Zen 3 core: family 19h, models 00h-0Fh
 /// (Milan), 20h-2Fh (Vermeer) and 40h-5Fh (Rembrandt, Cezanne); Zen 4 has 10h-1Fh and 60h
 /// onwards, Zen 5 family 1Ah. Example: 0x00A00F11 (family 19h, model 01h: the 2-core EPYC VM
 /// of zen3's measurements) yes; 0x00A10F11 (Genoa, model 11h) no.
 constexpr bool zen3_signature(unsigned eax) {
-  const unsigned base = (eax >> 8) & 0xFu;
-  const unsigned family = base == 0xFu ? base + ((eax >> 20) & 0xFFu) : base;
-  const unsigned model = ((eax >> 4) & 0xFu) | (base == 0xFu || base == 6u ? ((eax >> 16) & 0xFu) << 4 : 0u);
-  return family == 0x19u && (model < 0x10u || (model >= 0x20u && model < 0x30u) || (model >= 0x40u && model < 0x60u));
+  const unsigned model = cpuid_model(eax);
+  return cpuid_family(eax) == 0x19u &&
+         (model < 0x10u || (model >= 0x20u && model < 0x30u) || (model >= 0x40u && model < 0x60u));
 }
 
 /// Whether CPUID leaf 1's signature (eax) is an AMD Zen 4 core: family 19h but not Zen 3
 /// (zen3_signature). Example: 0x00A10F11 (Genoa, model 11h: the 2-core EPYC VM of zen4's
 /// measurements) yes; 0x00A00F11 (Milan) no; 0x00B00F21 (Zen 5, family 1Ah) no.
-constexpr bool zen4_signature(unsigned eax) {
-  const unsigned base = (eax >> 8) & 0xFu;
-  const unsigned family = base == 0xFu ? base + ((eax >> 20) & 0xFFu) : base;
-  return family == 0x19u && !zen3_signature(eax);
-}
+constexpr bool zen4_signature(unsigned eax) { return cpuid_family(eax) == 0x19u && !zen3_signature(eax); }
 
 namespace detail {
 
