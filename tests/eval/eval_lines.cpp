@@ -733,37 +733,45 @@ BOOST_AUTO_TEST_CASE(line_tiles_through_stretches)
     // unpack fp32 of (1,16,72,72) (rows of 288 bytes, at 0 and 32 mod 64 in turn) and of
     // (1,16,96,170) (680 bytes); not (1,16,64,64) (rows of 256 bytes, on lines), nor rows at
     // one offset (a head aligns them), nor a destination under in_place_stretch_min_bytes or
-    // off whole dwords.
+    // off whole dwords; and under the zen4 tuning none (kernels::stretches_fit).
     std::vector<float> in(1);
     float const* x = in.data();
     auto const unpack = [&](index_t C, index_t H, index_t W) {
         return lv::from_blob(x, {1, H / 2, W / 2, C, 2, 2}).permute(0, 3, 1, 4, 2, 5);
     };
+    std::vector<double> f(1);
+    auto const wide = [&](index_t r, index_t c) { return lv::from_blob(f.data(), {r, c}).t(); };
     alignas(64) static char line[64];
     auto const takes = [&](lv::engine_plan const& p) {
-        return p.elem == 8 && !p.nt && p.transpose_bytes() >= lv::kernels::in_place_stretch_min_bytes &&
-               lv::kernels::rows_offsets_differ(p, line);
+        return p.elem == 8 && !p.nt && lv::kernels::stretches_fit(p) && lv::kernels::rows_offsets_differ(p, line);
     };
-    BOOST_TEST(takes(plan_of(unpack(16, 72, 72), 4)));
-    BOOST_TEST(takes(plan_of(unpack(16, 96, 170), 4)));
-    BOOST_TEST(!takes(plan_of(unpack(16, 64, 64), 4)));
-    BOOST_TEST(!takes(plan_of(unpack(2, 32, 36), 4)));  // 9 KiB
+    for (lv::tuning const t : {lv::tuning::zen, lv::tuning::intel, lv::tuning::zen3, lv::tuning::zen4}) {
+        tuning_scope const scope{t};
+        bool const have = t != lv::tuning::zen4;
+        BOOST_TEST(takes(plan_of(unpack(16, 72, 72), 4)) == have);
+        BOOST_TEST(takes(plan_of(unpack(16, 96, 170), 4)) == have);
+        BOOST_TEST(takes(plan_of(wide(100, 300), 8)) == have);
+        BOOST_TEST(!takes(plan_of(unpack(16, 64, 64), 4)));
+        BOOST_TEST(!takes(plan_of(unpack(2, 32, 36), 4)));  // 9 KiB
+        BOOST_TEST(!takes(plan_of(wide(96, 300), 8)));
+    }
     BOOST_TEST(!lv::kernels::rows_offsets_differ(plan_of(unpack(16, 72, 72), 4), line + 2));
-    std::vector<double> f(1);
-    BOOST_TEST(takes(plan_of(lv::from_blob(f.data(), {100, 300}).t(), 8)));
-    BOOST_TEST(!takes(plan_of(lv::from_blob(f.data(), {96, 300}).t(), 8)));
-    BOOST_TEST(!lv::kernels::rows_offsets_differ(plan_of(lv::from_blob(f.data(), {96, 300}).t(), 8), line + 16));
+    BOOST_TEST(!lv::kernels::rows_offsets_differ(plan_of(wide(96, 300), 8), line + 16));
 
-    // Values at 1, 2 and 0 threads (through stretches where the target has whole-line tiles),
-    // into destinations on a line, at 16 mod 64 (std::vector) and with gaps (rows apart, each
-    // its own stretch): stretches of 2 rows (FLUX unpack), of whole steps ((100,300).t(), rows
-    // of 800 bytes), A with a tail (37), B with a last step moved back (1001), rows past
-    // in_place_stretch_row_bytes cut into units.
-    check_permuted<6>({1, 36, 36, 16, 2, 2}, {0, 3, 1, 4, 2, 5});
-    check_permuted<6>({1, 48, 85, 16, 2, 2}, {0, 3, 1, 4, 2, 5});
-    check_permuted<2, double>({100, 300}, {1, 0});
-    check_permuted<2, double>({37, 1001}, {1, 0});
-    check_permuted<2, double>({300, 400}, {1, 0});
+    // Values at 1, 2 and 0 threads (through stretches where the target has whole-line tiles and
+    // the tuning takes them; under zen4, tiles stored across lines), into destinations on a line,
+    // at 16 mod 64 (std::vector) and with gaps (rows apart, each its own stretch): stretches of
+    // 2 rows (FLUX unpack), of whole steps ((100,300).t(), rows of 800 bytes), A with a tail
+    // (37), B with a last step moved back (1001), rows past in_place_stretch_row_bytes cut into
+    // units.
+    for (lv::tuning const t : {lv::tuning::zen, lv::tuning::zen4}) {
+        tuning_scope const scope{t};
+        check_permuted<6>({1, 36, 36, 16, 2, 2}, {0, 3, 1, 4, 2, 5});
+        check_permuted<6>({1, 48, 85, 16, 2, 2}, {0, 3, 1, 4, 2, 5});
+        check_permuted<2, double>({100, 300}, {1, 0});
+        check_permuted<2, double>({37, 1001}, {1, 0});
+        check_permuted<2, double>({300, 400}, {1, 0});
+    }
 }
 
 BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_plans)

@@ -62,9 +62,25 @@ LAZYVIEW_ALWAYS_INLINE inline void paired_tiles(L line, D drow) {
 /// In place, transposes of 8-byte elements whose destination rows start at different offsets
 /// into a line (rows_offsets_differ), at most in_place_stretch_row_bytes of a row a unit, and
 /// whose destination is past L1 (in_place_stretch_min_bytes or more) go by
-/// tiles_through_stretches (AVX-512: whole-line tiles).
+/// tiles_through_stretches (AVX-512: whole-line tiles), but for the zen4 tuning (stretches_fit).
 inline constexpr index_t in_place_stretch_row_bytes = 1024;
 inline constexpr index_t in_place_stretch_min_bytes = 64 * 1024;
+
+/// Whether in-place plan p's units whose rows start at different offsets into a line go
+/// through stretches (the rest of the rule is the unit's: see above): its destination is
+/// in_place_stretch_min_bytes or more, and its tuning is not zen4.
+/// Example: FLUX unpack fp32 (1,16,96,170) (rows of 680 bytes): yes; under zen4: no.
+/// Why not zen4: on the 2-core Zen 4 VM, a tile's row stored across two lines costs less than
+/// the buffer's second pass. Harness, lazyview::copy, 1 thread, in cache, GB/s, medians of 7
+/// alternated runs, through stretches -> tiles in place: that unpack 51.1 -> 72.8 (2 threads
+/// 49.8 -> 71.5), (1,16,104,152) 55.1 -> 74.5, (28,36,32,2).permute(0,2,1,3) fp32 62.7 -> 84.9,
+/// (25,41,32,2) likewise 59.1 -> 75.0, 8-byte (100,300).t() 63.9 -> 90.5, (57,1000).t() 53.1 ->
+/// 69.3, (130,130).t() 50.3 -> 77.0; 8 MiB, (1000,1001).t() 35.6 -> 36.6. (Plain stores for the
+/// stretches' whole lines instead of masked ones: 1.04x.) On the Intel VM the stretches won
+/// (ee79fde: that unpack 1.25x).
+inline bool stretches_fit(const engine_plan& p) {
+  return p.tune != tuning::zen4 && p.transpose_bytes() >= in_place_stretch_min_bytes;
+}
 
 #if defined(__AVX512F__)
 
@@ -304,12 +320,13 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   }
 #if defined(__AVX512F__)
   // In place, 8-byte elements into rows at different offsets into a line, which no head aligns,
-  // past L1: through stretches (tiles_through_stretches). Not 4-byte elements: their steps of
-  // 16 rows lost on short rows (bf16 FLUX unpack (1,16,72,72), rows of 144 bytes: 0.73-0.81x)
-  // and past them gained little (rows of 288-340 bytes: 1.00-1.15x); nor in L1, where a store
-  // across lines costs little ((33,33).t() of 8-byte elements: 0.72-0.77x).
+  // past L1: through stretches (tiles_through_stretches), but for zen4 (stretches_fit). Not
+  // 4-byte elements: their steps of 16 rows lost on short rows (bf16 FLUX unpack (1,16,72,72),
+  // rows of 144 bytes: 0.73-0.81x) and past them gained little (rows of 288-340 bytes:
+  // 1.00-1.15x); nor in L1, where a store across lines costs little ((33,33).t() of 8-byte
+  // elements: 0.72-0.77x).
   if constexpr (Out == line_out::in_place && E == 8) {
-    if (!a_major && na * E <= in_place_stretch_row_bytes && p.transpose_bytes() >= in_place_stretch_min_bytes &&
+    if (!a_major && na * E <= in_place_stretch_row_bytes && stretches_fit(p) &&
         rows_offsets_differ(p, dcol + offB[b_begin])) {
       steps_of.template operator()<TB>([&](const char* sb, char* const* drows) {
         tiles_through_stretches<E>([&](index_t a) { return [sb, oa, a](int i) { return sb + oa[a + i]; }; }, na,
