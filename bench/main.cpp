@@ -146,13 +146,15 @@ std::vector<workload> run_orders() {
 /// Interleaved <-> planar layouts (narrow transposes, eval/narrow.hpp), about 16 MiB each: an
 /// image's HWC -> CHW and back (C = 3), RGBA to planes, complex numbers to real and imaginary
 /// planes and back, 8 planes interleaved; an image's HWC <-> CHW in bf16 (2-byte elements,
-/// which the narrow kernels take by byte shuffles with AVX2); and transposes that keep runs of
-/// 4, 8 and 16 fp32 whole (16-, 32- and 64-byte elements).
+/// which the narrow kernels take by byte shuffles with AVX2); an image's HWC -> CHW whose planes
+/// do not start on lines (1000 x 1333 fp32); and transposes that keep runs of 4, 8 and 16 fp32
+/// whole (16-, 32- and 64-byte elements).
 std::vector<workload> layouts() {
   return {permutation("layout", {1184, 1184, 3}, {2, 0, 1}),  // HWC -> CHW
           permutation("layout", {3, 1184, 1184}, {1, 2, 0}),  // CHW -> HWC
           permutation("layout", {1672, 1672, 3}, {2, 0, 1}, "bf16"),
           permutation("layout", {3, 1672, 1672}, {1, 2, 0}, "bf16"),
+          permutation("layout", {1000, 1333, 3}, {2, 0, 1}),  // HWC -> CHW, planes off lines (5332000 bytes)
           permutation("layout", {1024, 1024, 4}, {2, 0, 1}),  // RGBA -> planes
           permutation("layout", {2097152, 2}, {1, 0}),        // (re, im) pairs -> two planes
           permutation("layout", {2, 2097152}, {1, 0}),        // two planes -> pairs

@@ -94,7 +94,9 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
     // Rows that do not start on a line stream through the buffer (nt_rows) where the rows of a
     // unit are 256 bytes or more, whatever the destination's own alignment; not far-row plans.
     // Any target with tiles for 4- and 8-byte elements does: whole-line tiles, or register tiles
-    // where B is two of them (B = 17 here); with register tiles, not B = 8, a single one.
+    // where B is two of them (B = 17 here); with register tiles, not B = 8, a single one. (B = 8
+    // of rows back to back in the source is a narrow split: where the target permutes lanes
+    // (AVX-512), it streams as one, its lines joined from two rounds, narrow_shifted_rows.)
     bool const rows_tiles = lv::kernels::rows_tile_of(4) > 1 && lv::kernels::rows_tile_of(8) > 1;
     BOOST_TEST((!have || rows_tiles));
     bool const stream_rows = rows_tiles && lv::kernels::have_nt;
@@ -107,7 +109,9 @@ BOOST_AUTO_TEST_CASE(line_tiles_choice)
     lv::engine_plan one_tile = plan_of(lv::from_blob(x, {278, 17, 102, 8}).permute(0, 3, 1, 2), 4);
     BOOST_TEST((one_tile.nB == 8 && one_tile.nA == 1734));
     lv::use_streaming_stores(one_tile, out.data() + 1, index_t{278} * 17 * 102 * 8 * 4);
-    BOOST_TEST(one_tile.nt_rows == (stream_rows && (have || lv::kernels::rows_tile_of(4) < 8)));
+    bool const shifted = lv::kernels::have_nt && !lv::narrow_bytes && lv::narrow_lane > 0;
+    BOOST_TEST(one_tile.nt_rows == (stream_rows && !shifted && (have || lv::kernels::rows_tile_of(4) < 8)));
+    BOOST_TEST(((lv::narrow_transpose(one_tile) == lv::narrow_kind::split && one_tile.nt) == shifted));
     // Far apart with rows of 260 bytes, too short for the buffer: they stream only with A
     // widened by the outer loop that continues it (lv::widen_group_a), rows of 15080 bytes.
     lv::engine_plan const far_nt =

@@ -113,9 +113,10 @@ BOOST_AUTO_TEST_CASE(narrow_values)
 }
 
 // Past the streaming threshold (12 MiB) into a destination 64-byte aligned and one element past
-// that, at 1 and 2 threads, with sentinels either side: split streams where every destination
-// row starts on a line (N * 4 a multiple of 64), merge where the destination does; a split of 8
-// rows that do not start on lines is left to whole-line tiles, which stream it (nt_rows).
+// that, at 1 and 2 threads, with sentinels either side: merge streams where the destination
+// starts on a line, split wherever the target permutes lanes (AVX-512): its rows on lines
+// vector by vector, off lines each line joined from two rounds (narrow_shifted_rows). Where
+// neither, a split of 8 rows off lines is left to whole-line tiles, which stream it (nt_rows).
 BOOST_AUTO_TEST_CASE(narrow_streamed)
 {
     for (auto const& shape : {std::tuple{index_t{1100000}, index_t{3}, true}, std::tuple{index_t{1100003}, index_t{3}, true},
@@ -142,12 +143,14 @@ BOOST_AUTO_TEST_CASE(narrow_streamed)
             bool const tiles = lv::line_tiles_fit(ep);
             lv::use_streaming_stores(ep, y, n * 4);
             bool const lines = shift == 0 && (!is_split || N * 4 % 64 == 0);
+            bool const shifted = lv::kernels::have_nt && !lv::narrow_bytes && lv::narrow_lane > 0 && is_split && !lines;
             // a split whose rows cannot stream goes to whole-line tiles where they fit (nt_rows)
-            bool const vetoed = lv::kernels::have_nt && lv::narrow_takes(4, C) && is_split && !lines && tiles;
+            bool const vetoed = lv::kernels::have_nt && lv::narrow_takes(4, C) && is_split && !lines && tiles && !shifted;
             BOOST_TEST((lv::narrow_transpose(ep) ==
                         (vetoed ? lv::narrow_kind::none : expected_kind(4, C, is_split ? lv::narrow_kind::split : lv::narrow_kind::merge))),
                        what);
-            if (lv::narrow_takes(4, C)) BOOST_TEST(ep.nt == (lv::kernels::have_nt && !lv::narrow_bytes && (lines || vetoed)), what);
+            if (lv::narrow_takes(4, C))
+                BOOST_TEST(ep.nt == (lv::kernels::have_nt && !lv::narrow_bytes && (lines || vetoed || shifted)), what);
             for (unsigned th : {1u, 2u}) {
                 std::fill(buf.begin(), buf.end(), -1);
                 lv::copy(e, lv::from_blob(y, {out[0], out[1]}), lv::threads{th});
@@ -158,6 +161,57 @@ BOOST_AUTO_TEST_CASE(narrow_streamed)
             }
         }
     }
+}
+
+namespace {
+
+// A split (N,C).t() of T past the streaming threshold whose destination rows start off lines (N
+// odd), into rows back to back from a 64-byte aligned start and from one element past it, and
+// into rows 5 elements apart (x.slice of a wider buffer); every byte of the buffer is compared,
+// so the gaps and both ends must keep their sentinel. Where the target permutes lanes, the plan
+// is the narrow split, streamed (narrow_shifted_rows).
+template <class T>
+void check_shifted_split(index_t C)
+{
+    index_t const E = sizeof(T);
+    index_t const N = ((index_t{25} << 19) / (C * E)) | 1;  // 12.5 MiB of rows, off lines
+    std::vector<T> x(static_cast<std::size_t>(N * C));
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>((i * 2654435761u) >> 7);
+    auto const e = lv::from_blob(x.data(), {N, C}).t();
+    for (auto const& [gap, off] : {std::pair{index_t{0}, index_t{0}}, std::pair{index_t{0}, index_t{1}}, std::pair{index_t{5}, index_t{0}}}) {
+        index_t const row = N + gap, span = C * row;
+        std::string const what = std::to_string(E) + "-byte, C " + std::to_string(C) + ", N " + std::to_string(N) +
+                                 ", gap " + std::to_string(gap) + ", start " + std::to_string(off);
+        std::vector<T> buf(static_cast<std::size_t>(span + 128)), want;  // (room to align y, and past it)
+        T* const y = buf.data() + (64 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64) % 64 / E + off;
+        index_t const at = y - buf.data();
+        auto const dst = lv::from_blob(y, {C, row}).slice(1, 0, N);
+        lv::engine_plan ep = plan_of(e, E);
+        lv::use_streaming_stores(ep, y, span * E);
+        if (lv::kernels::have_nt && lv::narrow_takes(static_cast<int>(E), C) && !lv::narrow_bytes && lv::narrow_lane > 0)
+            BOOST_TEST((lv::narrow_transpose(ep) == lv::narrow_kind::split && ep.nt), what);
+        for (unsigned th : {1u, 2u}) {
+            std::memset(buf.data(), 0xA5, buf.size() * sizeof(T));
+            want = buf;
+            for (index_t c = 0; c < C; ++c)
+                for (index_t n = 0; n < N; ++n) want[static_cast<std::size_t>(at + c * row + n)] = x[static_cast<std::size_t>(n * C + c)];
+            lv::copy(e, dst, lv::threads{th});
+            BOOST_TEST(std::memcmp(buf.data(), want.data(), buf.size() * sizeof(T)) == 0, what << ", threads " << th);
+        }
+    }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(narrow_streamed_off_lines)
+{
+    for (index_t const C : {index_t{3}, index_t{8}}) {
+        check_shifted_split<std::uint8_t>(C);
+        check_shifted_split<std::uint16_t>(C);
+        check_shifted_split<std::int32_t>(C);
+        check_shifted_split<double>(C);
+    }
+    for (index_t const C : {index_t{2}, index_t{5}, index_t{7}}) check_shifted_split<std::int32_t>(C);
 }
 
 }  // namespace evaltest

@@ -119,6 +119,26 @@ inline bool in_destination_order(const engine_plan& e) {
   return true;
 }
 
+/// Whether narrow split e (kernels::narrow_unit), past the streaming threshold, streams rows
+/// that do not all start on lines, each line joined from two rounds (kernels::narrow_rounds,
+/// Shifted): every row starts a multiple of narrow_lane bytes into memory, on a target that
+/// permutes lanes (AVX-512). Its units then take narrow_shifted_block_bytes of each row: a
+/// unit stores the partial lines at both ends of its rows plainly.
+/// Example: (278,17,102,8).permute(0,3,1,2) fp32 (8 rows of 6936 bytes a group, at 0, 24, 48,
+/// ... mod 64): yes; a merge: no (its one destination row is a stream of whole vectors).
+/// Why: in place, or through nt_rows' buffer (group B of 8 fp32), such splits ran at half a
+/// streaming copy. Harness, lazyview::copy, 2-core Zen 4 VM, GB/s, medians of 5 alternated
+/// runs, 1 thread (2 in brackets), before -> streamed in blocks of 16 KiB: (2000001,3).t() fp32
+/// 22.5 -> 41.4 (44.7 -> 55.8), (600001,7).t() 23.0 -> 41.8 (84.6 -> 86.7), (524289,8).t() 15.6
+/// -> 37.9 (37.2 -> 55.4; on lines, (524288,8).t(), 46.0), (278,17,102,8).permute(0,3,1,2)
+/// 23.3 -> 41.3 (42.1 -> 82.0). Blocks of 1 KiB (a row's unit then has two partial lines of
+/// 16) lost that permutation (17.7 at 1 thread); of 4 KiB: 32.6 (67.3); of 64 KiB: 41.3 (82.3),
+/// and (600001,7).t() 44.6, (2000001,3).t() 39.4.
+inline constexpr index_t narrow_shifted_block_bytes = index_t{16} << 10;
+inline bool narrow_shifted_rows(const engine_plan& e, const void* dst, narrow_kind nk) {
+  return nk == narrow_kind::split && narrow_lane > 0 && rows_aligned(e, dst, narrow_lane);
+}
+
 /// Long runs stream when they start 32-byte aligned (copy_nt stores any head and tail plainly).
 /// Runs up to gather_max_run_bytes that lie back to back in the destination are gathered
 /// instead (engine_plan::gather): taken in destination order into a buffer whose whole lines
@@ -336,13 +356,15 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
   } else if (e.kind == engine_plan::transpose) {
     if (const narrow_kind nk = narrow_transpose(e); nk != narrow_kind::none) {
       // Streamed where whole vectors land on whole lines of every destination row
-      // (kernels::narrow_rounds). A split whose rows do not start on lines stores plainly,
-      // unless whole-line tiles fit it (group B of 8 fp32, 4 doubles): they stream it through
-      // nt_rows, which measured 1.4-1.8x against the narrow kernel in place on
-      // (278,17,102,8).permute(0,3,1,2) fp32 (medians of 5 alternated runs, 1 and 2 threads).
-      // Narrower splits run in place against tiles there: (2000001,3).t() 13.6 -> 32.6 GB/s.
-      // (The byte shuffles of AVX2 store plainly.)
-      e.nt = !narrow_bytes && aligned && (nk == narrow_kind::merge || e.gb[0].ds % 64 == 0);
+      // (kernels::narrow_rounds), and a split whose rows do not start on lines, line by line
+      // joined from two rounds (narrow_shifted_rows), in blocks of narrow_shifted_block_bytes.
+      // Else a split off lines stores plainly, unless whole-line tiles fit it (group B of 8
+      // fp32, 4 doubles): they stream it through nt_rows, which measured 1.4-1.8x against the
+      // narrow kernel in place on (278,17,102,8).permute(0,3,1,2) fp32 (medians of 5
+      // alternated runs, 1 and 2 threads). (The byte shuffles of AVX2 store plainly.)
+      const bool on_lines = aligned && (nk == narrow_kind::merge || e.gb[0].ds % 64 == 0);
+      e.nt = !narrow_bytes && (on_lines || narrow_shifted_rows(e, dst, nk));
+      if (e.nt && !on_lines) split_group_a(e, narrow_shifted_block_bytes);
       if (e.nt || nk == narrow_kind::merge || !line_tiles_fit(e)) return;
       e.no_narrow = true;
     }

@@ -217,8 +217,14 @@ inline const narrow_shuffles& narrow_shuffles_of(int C, int E, bool split) {
 /// With V = narrow_vector: split (from rows of C elements back to back to C rows): s[k] =
 /// source + Vk, s_step = VC, d[o] = row o, d_step = V; merge: s[k] = row k, s_step = V, d[o] =
 /// destination + Vo, d_step = VC. NT: every store is a whole, aligned vector (streaming stores).
+/// Shifted (split, streamed; see narrow_shifted_rows in memory_hints.hpp): d[o] anywhere in a
+/// line, m_o bytes into it (a multiple of narrow_lane). Each row then streams whole lines, each
+/// joined from the last m_o bytes of one round's vector and the first V - m_o of the next by one
+/// more permute (shift[o]); its first V - m_o bytes and last m_o bytes are stored plainly.
+/// Example: fp32, a row at 24 mod 64, 3 rounds: bytes [0, 40) plainly, [40, 104) and [104, 168)
+/// streamed, [168, 192) plainly.
 /// Unrolled per C (a loop over a run-time C kept the vectors on the stack: 0.4-0.7x).
-template <int C>
+template <int C, bool Shifted = false>
 void narrow_rounds(const narrow_table& tab, const char* const* s, index_t s_step, char* const* d, index_t d_step,
                    index_t count, bool nt) {
 #if defined(__AVX512F__)
@@ -232,6 +238,20 @@ void narrow_rounds(const narrow_table& tab, const char* const* s, index_t s_step
       idx[o][q] = _mm512_load_si512(tab.idx[o][q].b);
       mask[o][q] = tab.mask[o][q];
     }
+  // Shifted: per row, its byte offset m into a line, the permute that joins two rounds into the
+  // line between them (lanes from m bytes before the end of the first), and the last round's
+  // vector
+  [[maybe_unused]] index_t m[C];
+  [[maybe_unused]] __m512i shift[C], last[C];
+  if constexpr (Shifted) {
+    for (int o = 0; o < C; ++o) {
+      m[o] = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(d[o]) & 63);
+      alignas(64) std::uint8_t lanes[64];
+      for (int k = 0; k < 64 / narrow_lane; ++k)
+        put_lane(lanes, narrow_lane, k, static_cast<std::uint64_t>((64 - m[o]) / narrow_lane + k));
+      shift[o] = _mm512_load_si512(lanes);
+    }
+  }
   for (index_t i = 0; i < count; ++i) {
     __m512i v[C + 1];
     each([&]<int K>() { v[K] = _mm512_loadu_si512(s[K] + i * s_step); }, std::make_integer_sequence<int, C>{});
@@ -247,11 +267,29 @@ void narrow_rounds(const narrow_table& tab, const char* const* s, index_t s_step
         }
       }, std::make_integer_sequence<int, P>{});
       char* const to = d[O] + i * d_step;
-      if (nt)
+      if constexpr (Shifted) {
+        if (i == 0) {
+          alignas(64) char head[64];
+          _mm512_store_si512(head, r);
+          std::memcpy(to, head, static_cast<std::size_t>(64 - m[O]));
+        } else {
+          _mm512_stream_si512(reinterpret_cast<__m512i*>(to - m[O]), permute_two<narrow_lane>(last[O], shift[O], r));
+        }
+        last[O] = r;
+      } else if (nt) {
         _mm512_stream_si512(reinterpret_cast<__m512i*>(to), r);
-      else
+      } else {
         _mm512_storeu_si512(to, r);
+      }
     }, std::make_integer_sequence<int, C>{});
+  }
+  if constexpr (Shifted) {
+    if (count > 0)
+      for (int o = 0; o < C; ++o) {
+        alignas(64) char tail[64];
+        _mm512_store_si512(tail, last[o]);
+        std::memcpy(d[o] + count * d_step - m[o], tail + 64 - m[o], static_cast<std::size_t>(m[o]));
+      }
   }
 #else
   (void)tab, (void)s, (void)s_step, (void)d, (void)d_step, (void)count, (void)nt;
@@ -334,7 +372,13 @@ inline void narrow_unit(const engine_plan& p, narrow_kind kind, const char* s, c
     }
     const index_t s_step = split ? V * C : V, d_step = split ? V : V * C;
     const narrow_table& tab = narrow_table_of(static_cast<int>(C), static_cast<int>(E), split);
-    with_narrow_group(C, [&]<int K>() { narrow_rounds<K>(tab, vs, s_step, vd, d_step, rounds, p.nt); });
+    bool shifted = false;
+    if (split && p.nt)
+      for (index_t k = 0; k < C; ++k) shifted = shifted || (reinterpret_cast<std::uintptr_t>(vd[k]) & 63) != 0;
+    if (shifted)
+      with_narrow_group(C, [&]<int K>() { narrow_rounds<K, true>(tab, vs, s_step, vd, d_step, rounds, true); });
+    else
+      with_narrow_group(C, [&]<int K>() { narrow_rounds<K>(tab, vs, s_step, vd, d_step, rounds, p.nt); });
   }
   // the tail under a vector, element by element
   for (index_t i = rounds * L; i < n; ++i)
