@@ -778,6 +778,49 @@ BOOST_AUTO_TEST_CASE(line_tiles_through_stretches)
     }
 }
 
+BOOST_AUTO_TEST_CASE(line_tiles_dense_source_blocks)
+{
+    // Under the zen4 tuning, streamed whole-line tiles of 4- and 8-byte elements whose units each
+    // read one stretch of source take blocks of A of 256 bytes (lv::dense_source_line_blocks),
+    // where zen takes 128 and intel its own: FLUX unpack fp32 (8-byte pairs) and bf16 (4-byte
+    // pairs) of (16,16,256,256); not the pack (A's source rows in pairs, the pairs 128 or 256 KiB
+    // apart), nor 2-byte elements ((4096,2048).t(), whose blocks are two_byte_line_blocks'), nor
+    // a target without whole-line tiles.
+    std::vector<float> in(1);
+    float const* x = in.data();
+    void const* const page = reinterpret_cast<void const*>(std::uintptr_t{1} << 12);  // (alignment only)
+    auto const unpack = lv::from_blob(x, {16, 128, 128, 16, 2, 2}).permute(0, 3, 1, 4, 2, 5);
+    auto const pack = lv::from_blob(x, {16, 16, 128, 2, 128, 2}).permute(0, 2, 4, 1, 3, 5);
+    for (lv::tuning const t : {lv::tuning::zen, lv::tuning::intel, lv::tuning::zen3, lv::tuning::zen4}) {
+        tuning_scope const scope{t};
+        for (index_t const elem : {2, 4}) {  // pairs of bf16 and of fp32
+            index_t const E = 2 * elem;
+            bool const have = t == lv::tuning::zen4 && lv::kernels::line_tile_of(static_cast<int>(E)) > 1;
+            lv::engine_plan const u = streamed_plan_of(unpack, elem, page, 64 << 20);
+            BOOST_TEST(lv::dense_source_line_blocks(u) == have, "unpack, " << E << "-byte pairs");
+            if (u.nt && lv::line_tiles_fit(u) && t != lv::tuning::intel)
+                BOOST_TEST(u.block_a * E == (have ? 256 : 128), "unpack, " << E << "-byte pairs");
+            BOOST_TEST(!lv::dense_source_line_blocks(streamed_plan_of(pack, elem, page, 64 << 20)));
+        }
+        std::vector<std::uint16_t> h(1);
+        BOOST_TEST(!lv::dense_source_line_blocks(streamed_plan_of(lv::from_blob(h.data(), {4096, 2048}).t(), 2, page, 16 << 20)));
+    }
+    // Values under zen4 at 1 and 2 threads, past 12 MiB (streamed on both), into a destination on a
+    // line and one element off it: FLUX unpack fp32 (3,16,320,208), A = 104 pairs in blocks of 32
+    // (the last 8), and bf16 (6,16,300,224), A = 112 pairs in blocks of 64 (the last 48).
+    tuning_scope const zen4{lv::tuning::zen4};
+    auto const blocks = [](index_t nA, index_t block, index_t blocks) {
+        return [=](lv::engine_plan const& p, index_t shift) {
+            return shift != 0 || lv::kernels::line_tile_of(static_cast<int>(p.elem)) == 1 ||
+                   (p.nt && p.nA == nA && p.block_a == block && p.blocks_a == blocks);
+        };
+    };
+    check_streamed_permute<6>({3, 160, 104, 16, 2, 2}, {0, 3, 1, 4, 2, 5}, "FLUX unpack fp32 (3,16,320,208)",
+                              blocks(104, 32, 4), float{});
+    check_streamed_permute<6>({6, 150, 112, 16, 2, 2}, {0, 3, 1, 4, 2, 5}, "FLUX unpack bf16 (6,16,300,224)",
+                              blocks(112, 64, 2), std::uint16_t{});
+}
+
 BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_plans)
 {
     tuning_scope const zen{lv::tuning::zen};  // (the requests and blocks stated here: the zen tuning's)

@@ -434,6 +434,7 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
                             : intel_line_blocks(e)          ? intel_line_block_bytes(e)
                             : aliased_source_rows(e)        ? aliased_block_bytes
                             : two_byte_line_blocks(e)       ? two_byte_block_bytes
+                            : dense_source_line_blocks(e)   ? dense_source_block_bytes
                                                             : transpose_block_bytes;
       split_group_a(e, block, pair * std::max<index_t>(kernels::tile_of(e.elem), 64 / e.elem));
       e.split_sweeps = aliased_destination_rows(e);

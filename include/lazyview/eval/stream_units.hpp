@@ -258,4 +258,27 @@ inline index_t intel_line_block_bytes(const engine_plan& e) {
 /// and of 64 byte rows lost 0.93x (0.91x).
 inline bool intel_line_blocks(const engine_plan& e) { return e.tune == tuning::intel && line_tiles_fit(e); }
 
+/// Streamed whole-line tiles of 4- and 8-byte elements whose units each read one stretch of
+/// source (A a single loop whose source rows lie back to back, B whole) take blocks of A of
+/// dense_source_block_bytes, four lines of each destination row a unit, not
+/// transpose_block_bytes (two), under the zen4 tuning. Each step of B sends its rows their lines
+/// in turn, so with two tiles of A a row's lines went out in pairs, sweep after sweep. On the
+/// 2-core Zen 4 VM (AVX-512), lazyview::copy, 1 thread, GB/s counting bytes read and written,
+/// medians of 7 alternated runs, 128 -> 256 bytes: FLUX unpack bf16 (4,16,256,256) (8 MiB) 41.6
+/// -> 45.3, (16,16,256,256) 38.9 -> 41.2, fp32 (2,16,256,256) 49.4 -> 53.1, (4,16,256,256) 48.6
+/// -> 51.9, (16,16,256,256) 29.1 -> 33.1; (131072,32).t() fp32 33.5 -> 36.4;
+/// (64,2048,32).permute(0,2,1) 32.9 -> 37.1; (1024,64,64).permute(0,2,1) (rows 256 bytes apart)
+/// 51.9 -> 53.0. Units over far-apart rows lost (medians of 5: FLUX pack fp32 (2,16,256,256),
+/// source rows 1 KiB apart, 53.0 -> 50.5; bf16 (4,16,256,256), rows 512 bytes apart in pairs
+/// 128 KiB apart, 50.6 -> 48.8), hence one stretch only; 512 bytes lost the gain (unpack bf16
+/// (4,16,256,256) 41.4, (16,16,256,256) 33.7). Zen 5 and the intel tuning were not measured.
+/// Examples, AVX-512: FLUX unpack fp32 (A = 128 pairs, source rows of 128 bytes back to back,
+/// B = 32 whole): yes, blocks of 32 where they were 16; FLUX pack: no; bf16 (4096,2048).t(): no
+/// (2-byte, two_byte_line_blocks).
+inline constexpr index_t dense_source_block_bytes = 256;
+inline bool dense_source_line_blocks(const engine_plan& e) {
+  return e.tune == tuning::zen4 && (e.elem == 4 || e.elem == 8) && line_tiles_fit(e) && e.na == 1 &&
+         e.blocks_b == 1 && e.ga[0].ss == e.nB * e.elem;
+}
+
 }  // namespace lazyview
