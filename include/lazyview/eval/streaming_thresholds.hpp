@@ -48,7 +48,15 @@ namespace lazyview {
 /// 0.45-0.67 in place, 0.32-0.49 streamed), nor two threads (ratio to a 2-thread copy, in place
 /// against streamed: FLUX bf16 pack (4,16,256,256) 2.4-2.9 against 1.7-1.9, fp32 (2,16,256,256)
 /// pack 1.9-2.1 against 1.5-1.6, unpack 2.2 against 1.2-1.5), nor 6 MiB (bf16 (3,16,256,256)
-/// pack 0.76-0.79 in place, 0.63-0.65 streamed). Without AVX-512 the register tiles gain
+/// pack 0.76-0.79 in place, 0.63-0.65 streamed). On a later Zen 4 VM of the same kind, quiet, in
+/// place won at 8 MiB (1 thread, GB/s, medians of 5-7 alternated runs, streamed against in place:
+/// FLUX bf16 (4,16,256,256) unpack 41.7 against 52.8, pack 50.2 against 55.0; fp32 (2,16,256,256)
+/// unpack 47.8 against 57.6; (8,1024,256).permute(0,2,1) 36.3 against 44.7), but with a neighbour
+/// on the other core copying 8 MiB to and fro (16 MiB of the shared L3) the bf16 ones fell in
+/// place to 17.6 and 20.2 against 38.8 and 46.7 streamed (medians of 6), and
+/// (4,19,19,9,16,13).permute(2,5,1,0,3,4) to 27.1 against 34.1; with one copying 24 MiB (past
+/// the L3) the two ways tied or in place won (unpack 46.1 against 40.8, pack 41.7 and 41.6).
+/// Streaming bounds the worst case, so the threshold stays. Without AVX-512 the register tiles gain
 /// more: on a 2-core Zen 3 VM (AVX2; a memcpy of 8 MiB there ran at 13-19 GB/s against 30-37
 /// for a streaming copy), 1 thread, GB/s, three medians of 21 copies each, in place ->
 /// streamed: FLUX pack bf16 (4,16,256,256) 4.4-4.8 -> 8.6-10.8, unpack 4.6-8.8 -> 10.4-11.0,
