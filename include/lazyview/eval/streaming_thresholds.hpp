@@ -56,8 +56,8 @@ namespace lazyview {
 /// place to 17.6 and 20.2 against 38.8 and 46.7 streamed (medians of 6), and
 /// (4,19,19,9,16,13).permute(2,5,1,0,3,4) to 27.1 against 34.1; with one copying 24 MiB (past
 /// the L3) the two ways tied or in place won (unpack 46.1 against 40.8, pack 41.7 and 41.6).
-/// Streaming bounds the worst case, so the threshold stays. Without AVX-512 the register tiles gain
-/// more: on a 2-core Zen 3 VM (AVX2; a memcpy of 8 MiB there ran at 13-19 GB/s against 30-37
+/// Streaming bounds the worst case, so the threshold stays. Without AVX-512 the register tiles
+/// gain more: on a 2-core Zen 3 VM (AVX2; a memcpy of 8 MiB there ran at 13-19 GB/s against 30-37
 /// for a streaming copy), 1 thread, GB/s, three medians of 21 copies each, in place ->
 /// streamed: FLUX pack bf16 (4,16,256,256) 4.4-4.8 -> 8.6-10.8, unpack 4.6-8.8 -> 10.4-11.0,
 /// fp32 (2,16,256,256) pack 3.8-3.9 -> 12.0-13.8, unpack 6.3-6.7 -> 15.9-16.8; and
