@@ -16,16 +16,19 @@ namespace lazyview {
 /// rows of consecutive B indices are adjacent (written back to back).
 inline bool dst_dense_units(const engine_plan& e) { return e.blocks_a == 1 && e.gb[0].ds == e.nA * e.elem; }
 
-/// Whether neither side of a transpose's work unit is one dense stretch: its destination is
-/// dense as in dst_dense_units, its source when B is one chunk and source rows of consecutive A
-/// indices are adjacent.
+/// Whether a transpose's source rows of consecutive A indices (its first loop) lie back to back
+/// and B is one chunk: a unit then reads one dense stretch of source as far as A's first loop
+/// goes. Example: FLUX unpack fp32 (A = 128 rows of 128 bytes, B = 32 whole): yes; FLUX pack
+/// (rows 1 KiB apart): no.
+inline bool src_dense_rows(const engine_plan& e) { return e.blocks_b == 1 && e.ga[0].ss == e.nB * e.elem; }
+
+/// Whether neither side of a transpose's work unit is one dense stretch: its destination as in
+/// dst_dense_units, its source as in src_dense_rows.
 /// Examples: (1024,1024).t() fp32 (A in 4 blocks, B in 4 chunks): scattered. FLUX pack (A = 32
 /// wide elements whole, B rows 256 bytes apart): not. (6,19,19,9,16,13).permute(2,5,1,0,3,4)
 /// (B = 13 whole, A rows 52 bytes apart in the source): not.
 inline bool scattered_transpose(const engine_plan& e) {
-  if (e.kind != engine_plan::transpose) return false;
-  const bool src_dense = e.blocks_b == 1 && e.ga[0].ss == e.nB * e.elem;
-  return !dst_dense_units(e) && !src_dense;
+  return e.kind == engine_plan::transpose && !dst_dense_units(e) && !src_dense_rows(e);
 }
 
 /// Whether a transpose has the indices whole-line tiles need (the target has them for its
@@ -278,7 +281,7 @@ inline bool intel_line_blocks(const engine_plan& e) { return e.tune == tuning::i
 inline constexpr index_t dense_source_block_bytes = 256;
 inline bool dense_source_line_blocks(const engine_plan& e) {
   return e.tune == tuning::zen4 && (e.elem == 4 || e.elem == 8) && line_tiles_fit(e) && e.na == 1 &&
-         e.blocks_b == 1 && e.ga[0].ss == e.nB * e.elem;
+         src_dense_rows(e);
 }
 
 }  // namespace lazyview
