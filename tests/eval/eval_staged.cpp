@@ -1,7 +1,8 @@
-// Streamed byte transposes over source rows a multiple of 4 KiB apart, through a stage and a
-// buffer of destination rows (engine_plan::staged_rows, kernels::transpose_staged_rows): which
-// plans take them, and their values against a plain loop at 1, 2 and 0 threads, over passes and
-// tiles cut short, units cut short along A, an outer loop, and source rows off a line.
+// Streamed byte transposes over source rows a multiple of 4 KiB apart, their source lines staged
+// (engine_plan::staged_rows: kernels::transpose_staged_lines with whole-line tiles, else
+// transpose_staged_rows through a buffer of destination rows): which plans take them, and their
+// values against a plain loop at 1, 2 and 0 threads, over steps, passes and tiles cut short,
+// units cut short along A, an outer loop, and source rows off a line.
 #include "eval_common.hpp"
 
 namespace evaltest {
@@ -12,9 +13,9 @@ BOOST_AUTO_TEST_CASE(staged_choice)
 {
     // Under the zen tuning, where the target has staged byte tiles (AVX-512 VBMI or AVX2):
     // (4096,4096).t() and (2048,8192).t() (source rows 4096 and 8192 bytes apart, destination
-    // rows 4096 and 2048) take it, in units of 512 x 512; (4160,4096).t() (destination rows 4160
-    // apart), (4160,4032).t(), bf16 (4096,2048).t(), and (4096,256).t() (B under a unit) do not;
-    // nor does the intel tuning.
+    // rows 4096 and 2048) take it, in units of 128 x 1024 (AVX2: 512 x 512); (4160,4096).t()
+    // (destination rows 4160 apart), (4160,4032).t(), bf16 (4096,2048).t(), and (4096,256).t()
+    // (B under a unit) do not; nor does the intel tuning.
     bool const have = lv::kernels::staged_tile_of(1) > 1;
     std::vector<std::int8_t> in(1);
     void const* const page = reinterpret_cast<void const*>(std::uintptr_t{1} << 12);  // (alignment only)
@@ -27,9 +28,13 @@ BOOST_AUTO_TEST_CASE(staged_choice)
         BOOST_TEST(p.staged_rows == have);
         if (have) {
             BOOST_TEST(p.nt);
-            BOOST_TEST(p.block_a == 512);
-            BOOST_TEST(p.block_b == 512);
-            BOOST_TEST(!lv::prefetch_next_unit(p));
+            // units of 128 x 1024 with whole-line tiles (staged_lines_block_bytes), else 512 x 512
+            bool const lines = lv::kernels::line_tile_of(1) > 1;
+            BOOST_TEST(p.block_a == (lines ? 128 : 512));
+            BOOST_TEST(p.block_b == (lines ? 1024 : 512));
+            // whole-line tiles ask for the next unit's rows (transpose_staged_lines); AVX2's
+            // buffered passes overlap their loads with the stores of the pass before instead
+            BOOST_TEST(lv::prefetch_next_unit(p) == (lv::kernels::line_tile_of(1) > 1));
         }
         BOOST_TEST(plan(2048, 8192, 1).staged_rows == have);
         BOOST_TEST(!plan(4160, 4096, 1).staged_rows);
@@ -83,20 +88,25 @@ void check_staged(index_t batch, index_t rows, index_t from, index_t cols, index
 BOOST_AUTO_TEST_CASE(staged_values)
 {
     // (destinations of 12 MiB or more: they stream at 2 threads too)
-    // Under zen a turn's rows go out a line of each at a time, under zen3 each row whole
-    // (staged_rows_whole).
+    // With whole-line tiles each unit goes in steps of a line of its source rows
+    // (transpose_staged_lines), under either tuning. Through AVX2's buffer, under zen a turn's
+    // rows go out a line of each at a time, under zen3 each row whole (staged_rows_whole).
     for (lv::tuning const t : {lv::tuning::zen, lv::tuning::zen3}) {
         tuning_scope const scope{t};
         BOOST_TEST_CONTEXT((t == lv::tuning::zen ? "zen" : "zen3"))
         {
-            // A = 4096 in blocks of 512; B = 3100 in five units of 512 and a last of 540: passes
-            // of 256, 256 and 28 (tiles of 16 rows, the last of 12; AVX2: of 32, the last of 28)
+            // Units of 128 x 1024 with whole-line tiles (AVX2: 512 x 512, in brackets).
+            // A = 4096; B = 3100 in two units of 1024 and a last of 1052: steps of 64 and a last
+            // of 28, in tiles of 16 rows, the last of 12 (five units of 512 and a last of 540:
+            // passes of 256, 256 and 28, in tiles of 32 rows, the last of 28)
             check_staged(1, 4096, 0, 3100, 1, 4096);
-            // source rows 5 bytes into a line; B = 4088, the last unit 1016: a last pass of 248
+            // source rows 5 bytes into a line; B = 4088, the last unit 2040: each unit a first
+            // step of 59, up to the line, and a last of 5 (the last unit's 61) (the last unit
+            // 1016: a last pass of 248)
             check_staged(1, 4096, 5, 4088, 1, 4096);
             // an outer loop of 3; source rows 8192 apart, destination rows 2048 apart, A = 1600
-            // of them in blocks of 448 and a last of 256; B = 2817, the last unit 769: a last
-            // pass of one index
+            // of them in blocks of 128 and a last of 64 (448 and 256); B = 2817, the last unit
+            // 1793 (769): a last step (pass) of one index
             check_staged(3, 1600, 64, 2817, 2, 2048);
         }
     }

@@ -129,9 +129,10 @@ constexpr int staged_tile_of(int E) {
 }  // namespace kernels
 
 /// Streamed byte tiles (staged_tile_of) whose source rows lie a multiple of cache_set_span apart,
-/// and their destination rows a multiple of aliased_destination_span, go through a stage and a
-/// buffer (engine_plan::staged_rows, kernels::transpose_staged_rows), in units of
-/// staged_block_bytes of A by staged_unit_bytes of B, under the zen tunings. In place,
+/// and their destination rows a multiple of aliased_destination_span, stage their source lines
+/// (engine_plan::staged_rows) under the zen tunings: with AVX2 through a stage and a buffer
+/// (kernels::transpose_staged_rows), in units of staged_block_bytes of A by staged_unit_bytes of
+/// B; with whole-line tiles by kernels::transpose_staged_lines (see below). In place,
 /// a tile reads one line of each of its 64 source rows, all in one set of the first-level cache,
 /// and a unit of 128 bytes of A writes two lines to each of 256 destination rows in turn. A probe
 /// that moves whole lines in each order, no shuffles (bench/probes/line_orders.cpp; 16 MiB, rows
@@ -159,6 +160,21 @@ constexpr int staged_tile_of(int E) {
 /// (1.31-1.72); (4160,4032).t() and (512,512).t(), which do not take it, 0.98-1.02x.
 inline constexpr index_t staged_block_bytes = 512;
 inline constexpr index_t staged_unit_bytes = 512;
+/// With whole-line tiles (AVX-512 VBMI) those passes and their buffer gave way to
+/// kernels::transpose_staged_lines, in units of staged_lines_block_bytes of A by
+/// staged_lines_unit_bytes of B: per step of B, one line of each of the unit's source rows staged
+/// whole, and each destination row's share of the unit streamed straight from the tiles, while
+/// the next unit's rows come into L2 row after row. On a 2-core Zen 4 VM, harness,
+/// lazyview::copy, GB/s read + written, medians of 5 alternated runs, buffered passes (units of
+/// 512 x 512) -> staged lines (same units) -> staged lines in units of 128 x 1024, 1 thread:
+/// (4096,4096).t() uint8 13.1 -> 18.3 -> 20.0; its source rows 5 bytes off a line 12.4 -> 15.8
+/// -> 18.6-19.2 (each unit's steps start with a short one up to the line: wider units, fewer
+/// short steps); (2048,8192).t() 13.5 -> 19.1 -> 22.9; 2 threads, (4096,4096).t() 24.0 -> 35.5
+/// -> 37.9-39.0, (2048,8192).t() 27.2 -> 35.0 (same units). Units of 64 to 256 rows by 512 to
+/// 2048 bytes ran within 5% of 128 x 1024 (64 x 2048 20.8, 256 x 512 19.4); 1024 x 512 and 128
+/// x 4096 lost (14.3, 14.9).
+inline constexpr index_t staged_lines_block_bytes = 128;
+inline constexpr index_t staged_lines_unit_bytes = 1024;
 /// Example, uint8: (4096,4096).t() and (2048,8192).t() (source rows 4096 and 8192 bytes apart,
 /// destination rows 4096 and 2048): yes; (4160,4096).t() (destination rows 4160 apart),
 /// (4160,4032).t(), (4096,256).t() (B under a unit), and bf16 (4096,2048).t(): no.

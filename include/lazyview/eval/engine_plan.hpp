@@ -79,8 +79,8 @@ struct engine_plan {
                            ///< (intel_line_blocks)
   bool split_sweeps = false; ///< with nt, staged tiles of bytes sweep A twice per staged step, 32
                              ///< destination rows each (aliased_destination_rows)
-  bool staged_rows = false;  ///< with nt, byte tiles through a stage and a buffer of destination
-                             ///< rows (staged_source_rows, kernels::transpose_staged_rows)
+  bool staged_rows = false;  ///< with nt, byte tiles over staged source lines (staged_source_rows,
+                             ///< kernels::transpose_staged_lines; AVX2: transpose_staged_rows)
   tuning tune = tuning::zen;  ///< the measurements the memory hints follow (eval/cpu_tuning.hpp)
 
   index_t outer_count() const {

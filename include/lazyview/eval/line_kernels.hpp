@@ -388,8 +388,10 @@ bool transpose_unit_lines_of(const engine_plan& p, const char* s, char* d, const
         return true;
       }
       if constexpr (E == 1) {  // (staged_source_rows: bytes only)
-        if (p.staged_rows && transpose_staged_rows<E>(s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, staged_rows_whole(p)))
+        if (p.staged_rows) {
+          transpose_staged_lines<E>(s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
           return true;
+        }
       }
       if (p.nt && !p.nt_rows) {
         transpose_lines<E, line_out::stream>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
