@@ -22,6 +22,7 @@ BOOST_AUTO_TEST_CASE(staged_choice)
     auto const plan = [&](index_t rows, index_t cols, index_t elem) {
         return streamed_plan_of(lv::from_blob(in.data(), {rows, cols}).t(), elem, page, rows * cols * elem);
     };
+    bool const lines = lv::kernels::line_tile_of(1) > 1;
     {
         tuning_scope const zen{lv::tuning::zen};
         lv::engine_plan const p = plan(4096, 4096, 1);
@@ -29,16 +30,21 @@ BOOST_AUTO_TEST_CASE(staged_choice)
         if (have) {
             BOOST_TEST(p.nt);
             // units of 128 x 1024 with whole-line tiles (staged_lines_block_bytes), else 512 x 512
-            bool const lines = lv::kernels::line_tile_of(1) > 1;
             BOOST_TEST(p.block_a == (lines ? 128 : 512));
             BOOST_TEST(p.block_b == (lines ? 1024 : 512));
             // whole-line tiles ask for the next unit's rows (transpose_staged_lines); AVX2's
             // buffered passes overlap their loads with the stores of the pass before instead
-            BOOST_TEST(lv::prefetch_next_unit(p) == (lv::kernels::line_tile_of(1) > 1));
+            BOOST_TEST(lv::prefetch_next_unit(p) == lines);
         }
         BOOST_TEST(plan(2048, 8192, 1).staged_rows == have);
-        BOOST_TEST(!plan(4160, 4096, 1).staged_rows);
-        BOOST_TEST(!plan(4160, 4032, 1).staged_rows);
+        // with whole-line tiles, rows that do not alias too, from A of 2048 bytes
+        // (staged_lines_min_a_bytes), B in chunks of 1024 and a shorter last one
+        BOOST_TEST(plan(4160, 4096, 1).staged_rows == lines);
+        lv::engine_plan const q = plan(4160, 4032, 1);
+        BOOST_TEST(q.staged_rows == lines);
+        if (lines) BOOST_TEST((q.block_b == 1024 && q.blocks_b == 4));  // (1024 x 3 and 960)
+        BOOST_TEST(plan(2048, 4160, 1).staged_rows == lines);
+        BOOST_TEST(!plan(1024, 4160, 1).staged_rows);
         BOOST_TEST(!plan(4096, 2048, 2).staged_rows);
         BOOST_TEST(!plan(4096, 256, 1).staged_rows);
     }
@@ -48,25 +54,23 @@ BOOST_AUTO_TEST_CASE(staged_choice)
     }
 }
 
-// (batch, rows, 4096 * wide) int8 narrowed to columns [from, from + cols), permuted (0, 2, 1),
-// into a destination (batch, cols, dpitch) narrowed to its first `rows` columns; the columns past
-// them keep their fill.
-void check_staged(index_t batch, index_t rows, index_t from, index_t cols, index_t wide, index_t dpitch)
+// (batch, rows, pitch) int8 narrowed to columns [from, from + cols), permuted (0, 2, 1), into a
+// destination (batch, cols, dpitch) narrowed to its first `rows` columns; the columns past them
+// keep their fill. `staged`: whether the plan stages its source lines (engine_plan::staged_rows).
+void check_staged(index_t batch, index_t rows, index_t from, index_t cols, index_t pitch, index_t dpitch, bool staged)
 {
-    index_t const pitch = 4096 * wide;
     auto buf = make_buffer<std::int8_t>(batch * rows * pitch);
     std::int8_t const* const a = buf.data();
     auto const e = lv::from_blob(a, {batch, rows, pitch}).narrow(2, from, cols).permute(0, 2, 1);
     lv::tensor<std::int8_t, 3> out({batch, cols, dpitch});  // (on a line: rows_on_lines)
     auto const to = lv::from_blob(out.data(), {batch, cols, dpitch}).narrow(2, 0, rows);
-    bool const have = lv::kernels::staged_tile_of(1) > 1;
     BOOST_TEST_CONTEXT("(" << batch << "," << rows << "," << pitch << ").narrow(2," << from << "," << cols
                            << ").permute(0,2,1) into rows " << dpitch << " apart")
     {
         for (unsigned const th : {1u, 2u}) {
             lv::engine_plan p = lv::make_engine_plan(lv::make_plan(lv::physical(lv::fold(e)), lv::physical(lv::fold(to))), 1);
             lv::use_streaming_stores(p, out.data(), batch * cols * rows, th);
-            BOOST_TEST(p.staged_rows == have, "planned for " << th << " threads");
+            BOOST_TEST(p.staged_rows == staged, "planned for " << th << " threads");
         }
         std::int8_t const fill = sentinel<std::int8_t>();
         for (unsigned const th : {1u, 2u, 0u}) {
@@ -91,6 +95,7 @@ BOOST_AUTO_TEST_CASE(staged_values)
     // With whole-line tiles each unit goes in steps of a line of its source rows
     // (transpose_staged_lines), under either tuning. Through AVX2's buffer, under zen a turn's
     // rows go out a line of each at a time, under zen3 each row whole (staged_rows_whole).
+    bool const have = lv::kernels::staged_tile_of(1) > 1, lines = lv::kernels::line_tile_of(1) > 1;
     for (lv::tuning const t : {lv::tuning::zen, lv::tuning::zen3}) {
         tuning_scope const scope{t};
         BOOST_TEST_CONTEXT((t == lv::tuning::zen ? "zen" : "zen3"))
@@ -99,15 +104,21 @@ BOOST_AUTO_TEST_CASE(staged_values)
             // A = 4096; B = 3100 in two units of 1024 and a last of 1052: steps of 64 and a last
             // of 28, in tiles of 16 rows, the last of 12 (five units of 512 and a last of 540:
             // passes of 256, 256 and 28, in tiles of 32 rows, the last of 28)
-            check_staged(1, 4096, 0, 3100, 1, 4096);
+            check_staged(1, 4096, 0, 3100, 4096, 4096, have);
             // source rows 5 bytes into a line; B = 4088, the last unit 2040: each unit a first
             // step of 59, up to the line, and a last of 5 (the last unit's 61) (the last unit
             // 1016: a last pass of 248)
-            check_staged(1, 4096, 5, 4088, 1, 4096);
+            check_staged(1, 4096, 5, 4088, 4096, 4096, have);
             // an outer loop of 3; source rows 8192 apart, destination rows 2048 apart, A = 1600
             // of them in blocks of 128 and a last of 64 (448 and 256); B = 2817, the last unit
             // 1793 (769): a last step (pass) of one index
-            check_staged(3, 1600, 64, 2817, 2, 2048);
+            check_staged(3, 1600, 64, 2817, 8192, 2048, have);
+            // with whole-line tiles only, rows that do not alias: an outer loop of 2, A = 2112
+            // (33 stages), B = 4101 in chunks of 1024 and a last of 5, source rows 4160 apart, all
+            // 3 bytes into a line (a first step of 61 each unit); then source rows 4133 apart,
+            // each at its own offset into a line
+            check_staged(2, 2112, 3, 4101, 4160, 2112, lines);
+            check_staged(2, 2112, 0, 4000, 4133, 2112, lines);
         }
     }
 }

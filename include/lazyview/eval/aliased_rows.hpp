@@ -57,8 +57,9 @@ inline constexpr index_t aliased_destination_turn = 32;
 /// (4096,4096).t() (1.08x and 1.11x at 1 thread), and so did sweeps that write each row's two
 /// lines of a unit one after the other, 16 rows in turn (1.08x and 1.15x). (4096,4096).t() has
 /// since gone through a stage instead (staged_source_rows, its source rows 4096 bytes apart), which
-/// use_streaming_stores tries first; split sweeps remain where only the destination rows alias,
-/// as in (4096,4032).t().
+/// use_streaming_stores tries first; and with whole-line tiles, so do byte transposes with an A
+/// of 2048 bytes or more by a B of 512 or more, (4096,4032).t() among them. Split sweeps remain
+/// for the rest whose destination rows alias, as in (26624,500).t() (B under 512).
 /// Examples: (4096,4096).t() and (2048,1031).t() uint8 (destination rows 4096 and 2048 bytes
 /// apart): yes; (4160,4096).t() (4160 apart), (4096,2048).t() bf16 (tiles of 32 rows): no.
 inline bool aliased_destination_rows(const engine_plan& e) {
@@ -175,14 +176,38 @@ inline constexpr index_t staged_unit_bytes = 512;
 /// x 4096 lost (14.3, 14.9).
 inline constexpr index_t staged_lines_block_bytes = 128;
 inline constexpr index_t staged_lines_unit_bytes = 1024;
+inline constexpr index_t staged_lines_min_a_bytes = 2048;
+/// Past aliased rows, staged lines won on every streamed byte transpose measured whose A is whole
+/// stages (same VM and harness, GB/s, 1 thread (2 in brackets), tiles in place -> staged lines):
+/// (4160,4096).t() (only the source rows alias) 24.1 -> 27.8 (49.5 -> 51.7-53.1), rows that do
+/// not alias, (4160,4032).t() 28.1-28.5 -> 31.0-31.6 (49.9-52.3 -> 53.8), (4032,4160).t() 27.9
+/// -> 32.2, (8192,1024).t() 20.3 -> 23.0 (34.1 -> 42.0), (2112,4096).t() 26.5 -> 29.0 (51.0 ->
+/// 53.8), (8,2048,1024).permute(0,2,1) 23.0 -> 25.6 (44.8 -> 45.5). Not where A is shorter:
+/// (16,1024,1024).permute(0,2,1) 27.6 -> 26.9 (47.1 -> 45.4), (8,1024,2048) 26.0 -> 24.7 (46.5 ->
+/// 45.0), (32,1024,512) 27.8 -> 27.1, (64,512,512) 27.7-28.8 -> 25.8-27.6, though (64,1024,256)
+/// read 23.5 -> 25.0 (45.0 -> 45.5), within its runs' spread. So with whole-line tiles, where A
+/// has staged_lines_min_a_bytes or more, the rule asks nothing of the strides. At 2 threads
+/// (4160,4032).t() first lost (45.1-45.7): B in chunks of 1024 left a last one of 1984, and the
+/// thread that ran it ran 1.6 times the other's bytes. Chunks with the remainder in a last one of
+/// its own then cost (2048,1031).t() 41.1 -> 24.7 (a chunk of 7), so B goes in the whole number
+/// of chunks nearest nB / 1024, as even as whole lines allow (split_group_b_even): (4160,4032).t()
+/// 52.1 -> 52.9, (2048,1031).t() 41.1 -> 45.9 (1 thread 21.2 -> 26.0), (2048,1990).t() 37.6 ->
+/// 46.7 (22.3 -> 25.9); and the streamed byte transposes whose destination rows alias and which
+/// swept A twice per step (aliased_destination_rows) gain too: (4096,4032).t() 19.6 -> 22.6
+/// (36.6 -> 44.6), (4096,544).t() 22.2 -> 24.4 (39.8 -> 42.3).
+/// 2-byte elements through staged lines gained little ((4096,2048).t() bf16 23.5 -> 24.3-24.9,
+/// whatever the units), so bytes only.
 /// Example, uint8: (4096,4096).t() and (2048,8192).t() (source rows 4096 and 8192 bytes apart,
-/// destination rows 4096 and 2048): yes; (4160,4096).t() (destination rows 4160 apart),
-/// (4160,4032).t(), (4096,256).t() (B under a unit), and bf16 (4096,2048).t(): no.
+/// destination rows 4096 and 2048): yes; with whole-line tiles also (4160,4096).t() and
+/// (4160,4032).t() (with AVX2's buffered passes, where rows that do not alias lost: no);
+/// (16,1024,1024).permute(0,2,1) (rows that do not alias, A of 1024), (4096,256).t() (B under a
+/// unit), (4000,4000).t() (A not whole stages of 64) and bf16 (4096,2048).t(): no.
 inline bool staged_source_rows(const engine_plan& e) {
   const index_t T = kernels::staged_tile_of(e.elem);
   if (e.tune == tuning::intel || e.elem != 1 || T == 1 || e.nA % T != 0 || e.nA * e.elem < staged_block_bytes ||
       e.nB * e.elem < staged_unit_bytes)
     return false;
+  if (kernels::line_tile_of(e.elem) > 1 && e.nA * e.elem >= staged_lines_min_a_bytes) return true;
   for (int k = 0; k < e.na; ++k)
     if (magnitude(e.ga[k].ss) < cache_set_span || e.ga[k].ss % cache_set_span != 0) return false;
   for (int k = 0; k < e.nb; ++k)

@@ -396,6 +396,17 @@ inline void split_group_b(engine_plan& e, index_t per) {
   e.blocks_b = std::max<index_t>(1, e.nB / e.block_b);
 }
 
+/// Cuts group B into the whole number of chunks nearest nB / per (one at least), as even as
+/// chunks of a multiple of `unit` indices allow, the last the shortest: threads take work units
+/// by their count, so a last chunk of up to twice the others (split_group_b) loads one thread
+/// with most of it. E.g. per 1024, unit 64: nB = 4032, 4 chunks, of 1024 and the last 960
+/// (split_group_b: 1024, 1024 and 1984); nB = 1031, 1 chunk.
+inline void split_group_b_even(engine_plan& e, index_t per, index_t unit) {
+  const index_t chunks = std::max<index_t>(1, (e.nB + per / 2) / per);
+  e.block_b = ((e.nB + chunks - 1) / chunks + unit - 1) / unit * unit;
+  e.blocks_b = (e.nB + e.block_b - 1) / e.block_b;
+}
+
 /// Moves into group A the loops that continue it in the destination (each laying A's rows back
 /// to back), outer loops or members of B past its first, until A's destination rows are `bytes`
 /// long, and re-splits both groups as make_engine_plan does; true if the rows then are that long.

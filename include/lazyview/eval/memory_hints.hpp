@@ -425,9 +425,13 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
       }
       if (staged_source_rows(e)) {
         e.staged_rows = true;
-        const bool lines = kernels::line_tile_of(e.elem) > 1;  // (transpose_staged_lines)
-        split_group_a(e, lines ? staged_lines_block_bytes : staged_block_bytes, kernels::staged_tile_of(e.elem));
-        split_group_b(e, (lines ? staged_lines_unit_bytes : staged_unit_bytes) / e.elem);
+        if (kernels::line_tile_of(e.elem) > 1) {  // (transpose_staged_lines)
+          split_group_a(e, staged_lines_block_bytes, kernels::staged_tile_of(e.elem));
+          split_group_b_even(e, staged_lines_unit_bytes / e.elem, 64 / e.elem);
+        } else {
+          split_group_a(e, staged_block_bytes, kernels::staged_tile_of(e.elem));
+          split_group_b(e, staged_unit_bytes / e.elem);
+        }
         return;
       }
       const index_t block = whole_stream_rows(e)              ? e.nA * e.elem
