@@ -512,43 +512,48 @@ BOOST_AUTO_TEST_CASE(line_tiles_split_sweeps)
 {
     // Streamed byte tiles whose destination rows lie a multiple of 2 KiB apart sweep A twice per
     // staged step, 32 of its 64 rows each (engine_plan::split_sweeps, lv::aliased_destination_rows),
-    // under the zen tuning where the target has byte tiles: (6144,500).t() and (8192,300).t()
-    // (destination rows 6144 and 8192 bytes apart); not (4160,300).t() or (3072,300).t() (4160
+    // under the zen tuning where the target has byte tiles: (4096,4032).t() and (2048,1031).t()
+    // (destination rows 4096 and 2048 bytes apart); not (4160,4096).t() or (3072,1024).t() (4160
     // and 3072 apart), not 2-byte tiles ((4096,2048).t(), 32 rows a step already), not under
-    // intel (paired tiles instead), and not (4096,4096).t(), (4096,4032).t() or (2048,1031).t(),
-    // whose A of 2048 bytes or more by B of 512 or more take staged lines instead
-    // (staged_source_rows, eval_staged.cpp).
+    // intel (paired tiles instead), and not (4096,4096).t(), whose source rows 4096 bytes apart
+    // take staged rows instead (eval_staged.cpp); under zen4, only where staged lines do not take
+    // them.
     bool const have = lv::kernels::line_tile_of(1) > 1;
     std::vector<std::int8_t> in(1);
     std::int8_t const* x = in.data();
     void const* const page = reinterpret_cast<void const*>(std::uintptr_t{1} << 12);  // (alignment only)
     auto const split = [&](index_t rows, index_t cols, index_t elem) {
-        // (as a copy of 64 MiB: past every streaming threshold)
-        lv::engine_plan const p = streamed_plan_of(lv::from_blob(x, {rows, cols}).t(), elem, page, index_t{64} << 20);
+        lv::engine_plan const p = streamed_plan_of(lv::from_blob(x, {rows, cols}).t(), elem, page, rows * cols * elem);
         if (have) BOOST_TEST(p.nt, "(" << rows << "," << cols << ").t()");
         return p.split_sweeps;
     };
     {
         tuning_scope const zen{lv::tuning::zen};
-        BOOST_TEST(split(6144, 500, 1) == have);
-        BOOST_TEST(split(8192, 300, 1) == have);
+        BOOST_TEST(split(4096, 4032, 1) == have);
+        BOOST_TEST(split(2048, 1031, 1) == have);
         BOOST_TEST(!split(4096, 4096, 1));
+        BOOST_TEST(!split(4160, 4096, 1));
+        BOOST_TEST(!split(3072, 1024, 1));
+        BOOST_TEST(!split(4096, 2048, 2));
+    }
+    {
+        // under zen4, byte transposes with A of 2048 bytes or more by B of 512 or more go by
+        // staged lines instead (lv::staged_lines, eval_staged.cpp); B under 512 still splits
+        tuning_scope const zen4{lv::tuning::zen4};
         BOOST_TEST(!split(4096, 4032, 1));
         BOOST_TEST(!split(2048, 1031, 1));
-        BOOST_TEST(!split(4160, 300, 1));
-        BOOST_TEST(!split(3072, 300, 1));
-        BOOST_TEST(!split(4096, 2048, 2));
+        BOOST_TEST(split(26624, 500, 1) == have);
     }
     {
         tuning_scope const intel{lv::tuning::intel};
         BOOST_TEST(!split(4096, 4096, 1));  // (far-apart source rows: row blocks)
         BOOST_TEST(!split(4096, 544, 1));   // (close ones, 544 bytes apart)
     }
-    // Values at 1, 2 and 0 threads under zen, streamed (past 12 MiB): (26624,500).t() (A in 208
-    // blocks of 128; B = 500 in one chunk: seven staged steps, then 52 rows, three tiles and a
-    // partial one of 4) and (32768,400).t() (B = 400: six staged steps, then 16 rows, a tile).
+    // Values at 1, 2 and 0 threads under zen, streamed: (2048,1031).t() (A in 16 blocks of 128;
+    // B = 1031 in chunks of 256, the last 263: four staged steps, then 7 rows, a partial tile)
+    // and (4096,544).t() (B in chunks of 256 and 288: four staged steps, then two tiles of 16).
     tuning_scope const zen{lv::tuning::zen};
-    for (auto const& [rows, cols] : {std::pair<index_t, index_t>{26624, 500}, {32768, 400}}) {
+    for (auto const& [rows, cols] : {std::pair<index_t, index_t>{2048, 1031}, {4096, 544}}) {
         auto buf = make_buffer<std::int8_t>(rows * cols);
         std::int8_t const* const a = buf.data();
         auto const e = lv::from_blob(a, {rows, cols}).t();
@@ -617,9 +622,9 @@ BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_and_halves)
     // partial tiles alone (8, 13) and A with a tail (69 = 64 + 5, 300). Streamed whole lines
     // (4 MiB, scattered): (1984,2048).t(), and B = 1990 in chunks of 256 and a last of 454
     // (seven sweeps of 64 and a partial step of 6), (1984,1990).t() bytes and (1024,1990).t();
-    // bytes by staged lines from A of 2048 (staged_source_rows): (2048,2048).t(), and
-    // (2048,1990).t() (B in chunks of 1024 and 966); a partial step alone
-    // (B = 15): (1000000,15).t() bytes, (600000,15).t(), 15 and 18 MB. Rows not on a line
+    // and (2048,2048).t() and (2048,1990).t(), bytes by staged lines from an A of 2048 under
+    // zen4 (staged_source_rows; B in chunks of 1024 and 966), else as the others; a partial step
+    // alone (B = 15): (1000000,15).t() bytes, (600000,15).t(), 15 and 18 MB. Rows not on a line
     // (nt_rows): (4001,4003).t() bytes, (2003,3301).t() 2-byte elements (16 and 13 MB, rows of
     // 4001 and 4006 bytes).
     for (index_t const n : {69, 300})
@@ -838,12 +843,19 @@ BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_plans)
     std::int8_t const* x = in.data();
     lv::tensor<std::int8_t, 1> out({64});
     lv::engine_plan const sq =
-        streamed_plan_of(lv::from_blob(x, {1984, 1990}).t(), 1, out.data(), index_t{1984} * 1990);
+        streamed_plan_of(lv::from_blob(x, {2048, 1990}).t(), 1, out.data(), index_t{2048} * 1990);
     BOOST_TEST((sq.nt && !sq.nt_rows && !sq.staged_rows && lv::line_tiles(sq) && lv::prefetch_next_unit(sq)));
     BOOST_TEST((sq.blocks_b == 7 && sq.nB - 6 * sq.block_b == 454));
-    lv::engine_plan const st =
-        streamed_plan_of(lv::from_blob(x, {2048, 1990}).t(), 1, out.data(), index_t{2048} * 1990);
-    BOOST_TEST((st.nt && st.staged_rows && st.blocks_b == 2 && st.block_b == 1024));
+    {
+        // under zen4 by staged lines (A of 2048 bytes), B in chunks of 1024 and 966
+        tuning_scope const zen4{lv::tuning::zen4};
+        lv::engine_plan const st =
+            streamed_plan_of(lv::from_blob(x, {2048, 1990}).t(), 1, out.data(), index_t{2048} * 1990);
+        BOOST_TEST((st.nt && st.staged_rows && st.blocks_b == 2 && st.block_b == 1024));
+        lv::engine_plan const lt =
+            streamed_plan_of(lv::from_blob(x, {1984, 1990}).t(), 1, out.data(), index_t{1984} * 1990);
+        BOOST_TEST((lt.nt && !lt.staged_rows && lv::line_tiles(lt) && lt.blocks_b == 7));
+    }
     lv::engine_plan const part =
         streamed_plan_of(lv::from_blob(x, {1000000, 15}).t(), 1, out.data(), index_t{1000000} * 15);
     BOOST_TEST((part.nt && part.nB == 15 && lv::line_tiles(part)));

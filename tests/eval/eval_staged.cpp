@@ -1,8 +1,8 @@
 // Streamed byte transposes over source rows a multiple of 4 KiB apart, their source lines staged
-// (engine_plan::staged_rows: kernels::transpose_staged_lines with whole-line tiles, else
-// transpose_staged_rows through a buffer of destination rows): which plans take them, and their
-// values against a plain loop at 1, 2 and 0 threads, over steps, passes and tiles cut short,
-// units cut short along A, an outer loop, and source rows off a line.
+// (engine_plan::staged_rows: kernels::transpose_staged_lines under zen4 with whole-line tiles,
+// else transpose_staged_rows through a buffer of destination rows): which plans take them, and
+// their values against a plain loop at 1, 2 and 0 threads, over steps, passes and tiles cut
+// short, units cut short along A, an outer loop, and source rows off a line.
 #include "eval_common.hpp"
 
 namespace evaltest {
@@ -13,40 +13,44 @@ BOOST_AUTO_TEST_CASE(staged_choice)
 {
     // Under the zen tuning, where the target has staged byte tiles (AVX-512 VBMI or AVX2):
     // (4096,4096).t() and (2048,8192).t() (source rows 4096 and 8192 bytes apart, destination
-    // rows 4096 and 2048) take it, in units of 128 x 1024 (AVX2: 512 x 512); (4160,4096).t()
-    // (destination rows 4160 apart), (4160,4032).t(), bf16 (4096,2048).t(), and (4096,256).t()
-    // (B under a unit) do not; nor does the intel tuning.
-    bool const have = lv::kernels::staged_tile_of(1) > 1;
+    // rows 4096 and 2048) take it, through the buffered passes in units of 512 x 512;
+    // (4160,4096).t() (destination rows 4160 apart), (4160,4032).t(), bf16 (4096,2048).t(), and
+    // (4096,256).t() (B under a unit) do not; nor does the intel tuning. Under zen4 with
+    // whole-line tiles they go by staged lines (lv::staged_lines), in units of 128 x 1024, asking
+    // for the next unit's rows; so do rows that do not alias, from an A of 2048 bytes, B in
+    // chunks of 1024 as even as whole lines allow.
+    bool const have = lv::kernels::staged_tile_of(1) > 1, lines = lv::kernels::line_tile_of(1) > 1;
     std::vector<std::int8_t> in(1);
     void const* const page = reinterpret_cast<void const*>(std::uintptr_t{1} << 12);  // (alignment only)
     auto const plan = [&](index_t rows, index_t cols, index_t elem) {
         return streamed_plan_of(lv::from_blob(in.data(), {rows, cols}).t(), elem, page, rows * cols * elem);
     };
-    bool const lines = lv::kernels::line_tile_of(1) > 1;
-    {
-        tuning_scope const zen{lv::tuning::zen};
-        lv::engine_plan const p = plan(4096, 4096, 1);
-        BOOST_TEST(p.staged_rows == have);
-        if (have) {
-            BOOST_TEST(p.nt);
-            // units of 128 x 1024 with whole-line tiles (staged_lines_block_bytes), else 512 x 512
-            BOOST_TEST(p.block_a == (lines ? 128 : 512));
-            BOOST_TEST(p.block_b == (lines ? 1024 : 512));
-            // whole-line tiles ask for the next unit's rows (transpose_staged_lines); AVX2's
-            // buffered passes overlap their loads with the stores of the pass before instead
-            BOOST_TEST(lv::prefetch_next_unit(p) == lines);
+    for (lv::tuning const t : {lv::tuning::zen, lv::tuning::zen4}) {
+        tuning_scope const scope{t};
+        bool const by_lines = lines && t == lv::tuning::zen4;
+        BOOST_TEST_CONTEXT((t == lv::tuning::zen ? "zen" : "zen4"))
+        {
+            lv::engine_plan const p = plan(4096, 4096, 1);
+            BOOST_TEST(p.staged_rows == have);
+            BOOST_TEST(lv::staged_lines(p) == by_lines);
+            if (have) {
+                BOOST_TEST(p.nt);
+                BOOST_TEST(p.block_a == (by_lines ? 128 : 512));
+                BOOST_TEST(p.block_b == (by_lines ? 1024 : 512));
+                // staged lines ask for the next unit's rows (transpose_staged_lines); the
+                // buffered passes overlap their loads with the stores of the pass before instead
+                BOOST_TEST(lv::prefetch_next_unit(p) == by_lines);
+            }
+            BOOST_TEST(plan(2048, 8192, 1).staged_rows == have);
+            BOOST_TEST(plan(4160, 4096, 1).staged_rows == by_lines);
+            lv::engine_plan const q = plan(4160, 4032, 1);
+            BOOST_TEST(q.staged_rows == by_lines);
+            if (by_lines) BOOST_TEST((q.block_b == 1024 && q.blocks_b == 4));  // (1024 x 3 and 960)
+            BOOST_TEST(plan(2048, 4160, 1).staged_rows == by_lines);
+            BOOST_TEST(!plan(1024, 4160, 1).staged_rows);
+            BOOST_TEST(!plan(4096, 2048, 2).staged_rows);
+            BOOST_TEST(!plan(4096, 256, 1).staged_rows);
         }
-        BOOST_TEST(plan(2048, 8192, 1).staged_rows == have);
-        // with whole-line tiles, rows that do not alias too, from A of 2048 bytes
-        // (staged_lines_min_a_bytes), B in chunks of 1024 and a shorter last one
-        BOOST_TEST(plan(4160, 4096, 1).staged_rows == lines);
-        lv::engine_plan const q = plan(4160, 4032, 1);
-        BOOST_TEST(q.staged_rows == lines);
-        if (lines) BOOST_TEST((q.block_b == 1024 && q.blocks_b == 4));  // (1024 x 3 and 960)
-        BOOST_TEST(plan(2048, 4160, 1).staged_rows == lines);
-        BOOST_TEST(!plan(1024, 4160, 1).staged_rows);
-        BOOST_TEST(!plan(4096, 2048, 2).staged_rows);
-        BOOST_TEST(!plan(4096, 256, 1).staged_rows);
     }
     {
         tuning_scope const intel{lv::tuning::intel};
@@ -92,15 +96,16 @@ void check_staged(index_t batch, index_t rows, index_t from, index_t cols, index
 BOOST_AUTO_TEST_CASE(staged_values)
 {
     // (destinations of 12 MiB or more: they stream at 2 threads too)
-    // With whole-line tiles each unit goes in steps of a line of its source rows
-    // (transpose_staged_lines), under either tuning. Through AVX2's buffer, under zen a turn's
-    // rows go out a line of each at a time, under zen3 each row whole (staged_rows_whole).
+    // Under zen4 with whole-line tiles each unit goes in steps of a line of its source rows
+    // (transpose_staged_lines). Through the buffered passes, under zen a turn's rows go out a
+    // line of each at a time, under zen3 each row whole (staged_rows_whole).
     bool const have = lv::kernels::staged_tile_of(1) > 1, lines = lv::kernels::line_tile_of(1) > 1;
-    for (lv::tuning const t : {lv::tuning::zen, lv::tuning::zen3}) {
+    for (lv::tuning const t : {lv::tuning::zen, lv::tuning::zen3, lv::tuning::zen4}) {
         tuning_scope const scope{t};
-        BOOST_TEST_CONTEXT((t == lv::tuning::zen ? "zen" : "zen3"))
+        bool const by_lines = lines && t == lv::tuning::zen4;
+        BOOST_TEST_CONTEXT((t == lv::tuning::zen ? "zen" : t == lv::tuning::zen3 ? "zen3" : "zen4"))
         {
-            // Units of 128 x 1024 with whole-line tiles (AVX2: 512 x 512, in brackets).
+            // Units of 128 x 1024 by staged lines (buffered: 512 x 512, in brackets).
             // A = 4096; B = 3100 in two units of 1024 and a last of 1052: steps of 64 and a last
             // of 28, in tiles of 16 rows, the last of 12 (five units of 512 and a last of 540:
             // passes of 256, 256 and 28, in tiles of 32 rows, the last of 28)
@@ -113,12 +118,12 @@ BOOST_AUTO_TEST_CASE(staged_values)
             // of them in blocks of 128 and a last of 64 (448 and 256); B = 2817, the last unit
             // 1793 (769): a last step (pass) of one index
             check_staged(3, 1600, 64, 2817, 8192, 2048, have);
-            // with whole-line tiles only, rows that do not alias: an outer loop of 2, A = 2112
+            // by staged lines only, rows that do not alias: an outer loop of 2, A = 2112
             // (33 stages), B = 4101 in chunks of 1024 and a last of 5, source rows 4160 apart, all
             // 3 bytes into a line (a first step of 61 each unit); then source rows 4133 apart,
             // each at its own offset into a line
-            check_staged(2, 2112, 3, 4101, 4160, 2112, lines);
-            check_staged(2, 2112, 0, 4000, 4133, 2112, lines);
+            check_staged(2, 2112, 3, 4101, 4160, 2112, by_lines);
+            check_staged(2, 2112, 0, 4000, 4133, 2112, by_lines);
         }
     }
 }

@@ -57,9 +57,10 @@ inline constexpr index_t aliased_destination_turn = 32;
 /// (4096,4096).t() (1.08x and 1.11x at 1 thread), and so did sweeps that write each row's two
 /// lines of a unit one after the other, 16 rows in turn (1.08x and 1.15x). (4096,4096).t() has
 /// since gone through a stage instead (staged_source_rows, its source rows 4096 bytes apart), which
-/// use_streaming_stores tries first; and with whole-line tiles, so do byte transposes with an A
-/// of 2048 bytes or more by a B of 512 or more, (4096,4032).t() among them. Split sweeps remain
-/// for the rest whose destination rows alias, as in (26624,500).t() (B under 512).
+/// use_streaming_stores tries first; and with staged lines (zen4), so do byte transposes with an
+/// A of 2048 bytes or more by a B of 512 or more, (4096,4032).t() among them. Split sweeps remain
+/// for the rest whose destination rows alias, as in (26624,500).t() (B under 512), and under zen
+/// as in (4096,4032).t().
 /// Examples: (4096,4096).t() and (2048,1031).t() uint8 (destination rows 4096 and 2048 bytes
 /// apart): yes; (4160,4096).t() (4160 apart), (4096,2048).t() bf16 (tiles of 32 rows): no.
 inline bool aliased_destination_rows(const engine_plan& e) {
@@ -131,9 +132,9 @@ constexpr int staged_tile_of(int E) {
 
 /// Streamed byte tiles (staged_tile_of) whose source rows lie a multiple of cache_set_span apart,
 /// and their destination rows a multiple of aliased_destination_span, stage their source lines
-/// (engine_plan::staged_rows) under the zen tunings: with AVX2 through a stage and a buffer
+/// (engine_plan::staged_rows) under the zen tunings: through a stage and a buffer
 /// (kernels::transpose_staged_rows), in units of staged_block_bytes of A by staged_unit_bytes of
-/// B; with whole-line tiles by kernels::transpose_staged_lines (see below). In place,
+/// B; under zen4 with whole-line tiles by kernels::transpose_staged_lines (see below). In place,
 /// a tile reads one line of each of its 64 source rows, all in one set of the first-level cache,
 /// and a unit of 128 bytes of A writes two lines to each of 256 destination rows in turn. A probe
 /// that moves whole lines in each order, no shuffles (bench/probes/line_orders.cpp; 16 MiB, rows
@@ -161,9 +162,10 @@ constexpr int staged_tile_of(int E) {
 /// (1.31-1.72); (4160,4032).t() and (512,512).t(), which do not take it, 0.98-1.02x.
 inline constexpr index_t staged_block_bytes = 512;
 inline constexpr index_t staged_unit_bytes = 512;
-/// With whole-line tiles (AVX-512 VBMI) those passes and their buffer gave way to
-/// kernels::transpose_staged_lines, in units of staged_lines_block_bytes of A by
-/// staged_lines_unit_bytes of B: per step of B, one line of each of the unit's source rows staged
+/// Under the zen4 tuning, with whole-line tiles (AVX-512 VBMI), those passes and their buffer
+/// give way to kernels::transpose_staged_lines (staged_lines), in units of
+/// staged_lines_block_bytes of A by staged_lines_unit_bytes of B: per step of B, one line of
+/// each of the unit's source rows staged
 /// whole, and each destination row's share of the unit streamed straight from the tiles, while
 /// the next unit's rows come into L2 row after row. On a 2-core Zen 4 VM, harness,
 /// lazyview::copy, GB/s read + written, medians of 5 alternated runs, buffered passes (units of
@@ -177,6 +179,9 @@ inline constexpr index_t staged_unit_bytes = 512;
 inline constexpr index_t staged_lines_block_bytes = 128;
 inline constexpr index_t staged_lines_unit_bytes = 1024;
 inline constexpr index_t staged_lines_min_a_bytes = 2048;
+/// Whether staged_rows plans go by staged lines: whole-line byte tiles and the zen4 tuning, whose
+/// VM measured them; the zen tuning keeps the buffered passes that the Zen 5 VM measured.
+inline bool staged_lines(const engine_plan& e) { return e.tune == tuning::zen4 && kernels::line_tile_of(1) > 1; }
 /// Past aliased rows, staged lines won on every streamed byte transpose measured whose A is whole
 /// stages (same VM and harness, GB/s, 1 thread (2 in brackets), tiles in place -> staged lines):
 /// (4160,4096).t() (only the source rows alias) 24.1 -> 27.8 (49.5 -> 51.7-53.1), rows that do
@@ -185,8 +190,8 @@ inline constexpr index_t staged_lines_min_a_bytes = 2048;
 /// 53.8), (8,2048,1024).permute(0,2,1) 23.0 -> 25.6 (44.8 -> 45.5). Not where A is shorter:
 /// (16,1024,1024).permute(0,2,1) 27.6 -> 26.9 (47.1 -> 45.4), (8,1024,2048) 26.0 -> 24.7 (46.5 ->
 /// 45.0), (32,1024,512) 27.8 -> 27.1, (64,512,512) 27.7-28.8 -> 25.8-27.6, though (64,1024,256)
-/// read 23.5 -> 25.0 (45.0 -> 45.5), within its runs' spread. So with whole-line tiles, where A
-/// has staged_lines_min_a_bytes or more, the rule asks nothing of the strides. At 2 threads
+/// read 23.5 -> 25.0 (45.0 -> 45.5), within its runs' spread. So with staged lines, where A has
+/// staged_lines_min_a_bytes or more, the rule asks nothing of the strides. At 2 threads
 /// (4160,4032).t() first lost (45.1-45.7): B in chunks of 1024 left a last one of 1984, and the
 /// thread that ran it ran 1.6 times the other's bytes. Chunks with the remainder in a last one of
 /// its own then cost (2048,1031).t() 41.1 -> 24.7 (a chunk of 7), so B goes in the whole number
@@ -198,8 +203,8 @@ inline constexpr index_t staged_lines_min_a_bytes = 2048;
 /// 2-byte elements through staged lines gained little ((4096,2048).t() bf16 23.5 -> 24.3-24.9,
 /// whatever the units), so bytes only.
 /// Example, uint8: (4096,4096).t() and (2048,8192).t() (source rows 4096 and 8192 bytes apart,
-/// destination rows 4096 and 2048): yes; with whole-line tiles also (4160,4096).t() and
-/// (4160,4032).t() (with AVX2's buffered passes, where rows that do not alias lost: no);
+/// destination rows 4096 and 2048): yes; with staged lines (zen4) also (4160,4096).t() and
+/// (4160,4032).t() (through the buffered passes, where rows that do not alias lost: no);
 /// (16,1024,1024).permute(0,2,1) (rows that do not alias, A of 1024), (4096,256).t() (B under a
 /// unit), (4000,4000).t() (A not whole stages of 64) and bf16 (4096,2048).t(): no.
 inline bool staged_source_rows(const engine_plan& e) {
@@ -207,7 +212,7 @@ inline bool staged_source_rows(const engine_plan& e) {
   if (e.tune == tuning::intel || e.elem != 1 || T == 1 || e.nA % T != 0 || e.nA * e.elem < staged_block_bytes ||
       e.nB * e.elem < staged_unit_bytes)
     return false;
-  if (kernels::line_tile_of(e.elem) > 1 && e.nA * e.elem >= staged_lines_min_a_bytes) return true;
+  if (staged_lines(e) && e.nA * e.elem >= staged_lines_min_a_bytes) return true;
   for (int k = 0; k < e.na; ++k)
     if (magnitude(e.ga[k].ss) < cache_set_span || e.ga[k].ss % cache_set_span != 0) return false;
   for (int k = 0; k < e.nb; ++k)

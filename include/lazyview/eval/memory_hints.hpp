@@ -425,7 +425,7 @@ inline void stream_as_grouped(engine_plan& e, const void* dst, index_t dst_bytes
       }
       if (staged_source_rows(e)) {
         e.staged_rows = true;
-        if (kernels::line_tile_of(e.elem) > 1) {  // (transpose_staged_lines)
+        if (staged_lines(e)) {  // (kernels::transpose_staged_lines)
           split_group_a(e, staged_lines_block_bytes, kernels::staged_tile_of(e.elem));
           split_group_b_even(e, staged_lines_unit_bytes / e.elem, 64 / e.elem);
         } else {

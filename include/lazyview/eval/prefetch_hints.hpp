@@ -142,11 +142,11 @@ inline bool line_tiles(const engine_plan& p) {
 /// 16.5-17.3 -> 15.6-15.9, (19,22,17,6,5,18).permute(2,0,5,1,3,4) 11.5-12.6 -> 10.5-11.7), and so
 /// did far rows read 64-76 bytes at a time ((20,6,5,30,15,16).permute(0,5,3,4,1,2) 20.2 -> 16.1 in
 /// one of two processes).
-/// staged_rows units ask with whole-line tiles (kernels::transpose_staged_lines: 1 KiB of each of
-/// the next unit's 128 rows, row after row); AVX2's buffered passes ask for nothing: each pass's
-/// loads overlap the stores of the pass before.
+/// staged_rows units ask by staged lines (staged_lines, kernels::transpose_staged_lines: 1 KiB of
+/// each of the next unit's 128 rows, row after row); through the buffered passes they ask for
+/// nothing: each pass's loads overlap the stores of the pass before.
 inline bool prefetch_next_unit(const engine_plan& p) {
-  if (p.staged_rows) return kernels::line_tile_of(1) > 1;
+  if (p.staged_rows) return staged_lines(p);
   if (p.tune == tuning::intel) return p.nt_rows && far_long_source_rows(p);
   if (p.nt_dense) return !far_source_rows(p);
   if (p.nt_rows || (p.nt && whole_stream_rows(p))) return true;

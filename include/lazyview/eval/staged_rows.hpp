@@ -4,13 +4,13 @@
 // lv::staged_source_rows holds). Read in place, a tile's source lines (one per row, all in one
 // set of the first-level cache) and a unit's destination lines (two per row, hundreds of rows in
 // turn) are both orders that the memory system serves at a fraction of its speed.
-// With whole-line tiles (transpose_staged_lines), a unit of 128 x 1024 sweeps B a line at a time,
-// each line of its 128 source rows staged whole once and each destination row taking the unit's
-// 128 bytes of it as 2 streamed lines side by side; the next unit's rows are asked for into L2
-// meanwhile, row after row. With AVX2's register tiles (transpose_staged_rows), a unit copies its
-// source rows one after another, a run of lines each, to a small stage; its tiles land in a buffer
-// laid out by destination rows; and the buffer streams out a few rows at a time, many lines each,
-// while the next pass fills the other buffer.
+// Under the zen4 tuning with whole-line tiles (transpose_staged_lines), a unit of 128 x 1024
+// sweeps B a line at a time, each line of its 128 source rows staged whole once and each
+// destination row taking the unit's 128 bytes of it as 2 streamed lines side by side; the next
+// unit's rows are asked for into L2 meanwhile, row after row. Otherwise (transpose_staged_rows) a
+// unit copies its source rows one after another, a run of lines each, to a small stage; its tiles
+// land in a buffer laid out by destination rows; and the buffer streams out a few rows at a time,
+// many lines each, while the next pass fills the other buffer.
 #include <cstring>
 #include <new>
 
@@ -56,9 +56,10 @@ inline char* staged_rows_buffer() {
 inline bool staged_rows_whole(const engine_plan& p) { return p.tune == tuning::zen3; }
 
 #if defined(__AVX512F__)
-/// One work unit of a staged_rows plan in whole-line tiles (line_micro<E>, AVX-512 VBMI): A
-/// indices [a_begin, a_end) (whole stages of T = 64) by B indices [b_begin, b_end), in steps of
-/// one line of each source row (64 / E indices of B; the last may be short, down to one index).
+/// One work unit of a staged_rows plan by staged lines (staged_lines: whole-line tiles, AVX-512
+/// VBMI, under zen4): A indices [a_begin, a_end) (whole stages of T = 64) by B indices
+/// [b_begin, b_end), in steps of one line of each source row (64 / E indices of B; the first and
+/// the last may be short, down to one index).
 /// Per step and stage of A, the stage's T source lines are staged whole (staged_tiles, each read
 /// once, in row order) and its tiles stream one line into each of the step's destination rows,
 /// the stages side by side along them: a step writes the unit's (a_end - a_begin) * E bytes of
@@ -76,8 +77,9 @@ void transpose_staged_lines(const char* s, char* d, const index_t* offA, const i
   constexpr index_t T = line_tile_of(E), TB = line_tile_rows_of(E), S = 64 / E;
   static_assert(T > 1 && S % TB == 0, "no whole-line tiles on this target");
   char* const dcol = d + a_begin * E;
-  // Source rows off a line (all by the same bytes: they lie a multiple of 4 KiB apart) take a
-  // short first step up to it, so that the others read whole lines, not two halves each.
+  // Source rows off a line take a short first step up to it, so that the others read whole
+  // lines, not two halves each: all of them where the rows lie a multiple of 64 bytes apart (as
+  // those of aliased rows do), the first row's where they do not (the others' still straddle).
   const auto mis = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(s + offA[a_begin] + b_begin * E) & 63);
   const index_t head = mis % E == 0 && mis != 0 ? std::min(b_end - b_begin, (64 - mis) / E) : 0;
   unit_requests<E> req(next, offA, (head != 0) + (b_end - b_begin - head + S - 1) / S);
@@ -96,7 +98,8 @@ void transpose_staged_lines(const char* s, char* d, const index_t* offA, const i
       alignas(64) char part[T * 64];
       const auto bytes = static_cast<__mmask64>((std::uint64_t{1} << (nb * E)) - 1);
       for (index_t i = 0; i < T; ++i)
-        _mm512_store_si512(reinterpret_cast<__m512i*>(part + i * 64), _mm512_maskz_loadu_epi8(bytes, s + offA[a + i] + b * E));
+        _mm512_store_si512(reinterpret_cast<__m512i*>(part + i * 64),
+                           _mm512_maskz_loadu_epi8(bytes, s + offA[a + i] + b * E));
       for (index_t k = 0; k < nb; k += TB)
         line_micro<E>::tile_to([&](int i) { return part + i * 64 + k * E; }, [&](int j, auto v) {
           if (k + j < nb) put<true>(dc + ob[k + j], v);
@@ -108,13 +111,14 @@ void transpose_staged_lines(const char* s, char* d, const index_t* offA, const i
 #endif
 
 #if defined(__AVX2__)
-/// One work unit of a staged_rows plan in AVX2's register tiles: A indices [a_begin, a_end) (whole stages of T =
+/// One work unit of a staged_rows plan through a buffer (but under zen4 with whole-line tiles:
+/// transpose_staged_lines): A indices [a_begin, a_end) (whole stages of T =
 /// staged_tile_of(E), at most staged_block_bytes of each destination row) by B indices [b_begin,
 /// b_end), in passes of staged_chunk_bytes of B (the last may be short, down to one index). Per
 /// pass and stage of A, the stage's T source rows are copied to it one after another (the pass's
 /// bytes of each: a run of whole lines and a tail), and tiles move them into the pass's buffer,
-/// whose row j is destination row b0 + j from a_begin, two 16 x 16 byte tiles at a time
-/// (transpose_bytes_16x16 on 32-byte rows).
+/// whose row j is destination row b0 + j from a_begin: whole-line tiles (line_micro<E>, AVX-512
+/// VBMI) or, with AVX2, two 16 x 16 byte tiles at a time (transpose_bytes_16x16 on 32-byte rows).
 /// Then a share of the pass before's rows streams out, staged_rows_in_turn rows at a time (each
 /// row whole, or a line of each in turn: staged_rows_whole), so that its stores go while this
 /// pass's loads wait; the last pass's rows go at the end. Returns false, having done nothing,
@@ -168,6 +172,17 @@ bool transpose_staged_rows(const char* s, char* d, const index_t* offA, const in
       }
       // (a short last tile: the stage past the pass's bytes holds stale bytes, whose rows stay out)
       char* const col = buf + (a - a_begin) * E;
+#if defined(__AVX512F__)
+      if constexpr (line_tile_of(E) > 1) {
+        constexpr index_t TB = line_tile_rows_of(E);
+        for (index_t c = 0; c < nb; c += TB) {
+          const index_t rows = std::min<index_t>(TB, nb - c);
+          line_micro<E>::tile_to([&](int i) { return stage + i * stage_row + c * E; }, [&](int j, auto v) {
+            if (j < rows) put<false>(col + (c + j) * pitch, v);
+          });
+        }
+      } else
+#endif
       {
         for (index_t c = 0; c < nb; c += 32) {
           const index_t rows = std::min<index_t>(32, nb - c);
