@@ -165,9 +165,9 @@ inline constexpr index_t staged_unit_bytes = 512;
 /// Under the zen4 tuning, with whole-line tiles (AVX-512 VBMI), those passes and their buffer
 /// give way to kernels::transpose_staged_lines (staged_lines), in units of
 /// staged_lines_block_bytes of A by staged_lines_unit_bytes of B: per step of B, one line of
-/// each of the unit's source rows staged
-/// whole, and each destination row's share of the unit streamed straight from the tiles, while
-/// the next unit's rows come into L2 row after row. On a 2-core Zen 4 VM, harness,
+/// each of the unit's source rows staged whole, and each destination row's share of the unit
+/// streamed straight from the tiles, while the next unit's rows come into L2 row after row. On a
+/// 2-core Zen 4 VM, harness,
 /// lazyview::copy, GB/s read + written, medians of 5 alternated runs, buffered passes (units of
 /// 512 x 512) -> staged lines (same units) -> staged lines in units of 128 x 1024, 1 thread:
 /// (4096,4096).t() uint8 13.1 -> 18.3 -> 20.0; its source rows 5 bytes off a line 12.4 -> 15.8

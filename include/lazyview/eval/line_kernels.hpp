@@ -393,7 +393,8 @@ bool transpose_unit_lines_of(const engine_plan& p, const char* s, char* d, const
             transpose_staged_lines<E>(s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
             return true;
           }
-          if (transpose_staged_rows<E>(s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, staged_rows_whole(p))) return true;
+          if (transpose_staged_rows<E>(s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, staged_rows_whole(p)))
+            return true;
         }
       }
       if (p.nt && !p.nt_rows) {

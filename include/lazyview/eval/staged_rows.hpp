@@ -112,9 +112,9 @@ void transpose_staged_lines(const char* s, char* d, const index_t* offA, const i
 
 #if defined(__AVX2__)
 /// One work unit of a staged_rows plan through a buffer (but under zen4 with whole-line tiles:
-/// transpose_staged_lines): A indices [a_begin, a_end) (whole stages of T =
-/// staged_tile_of(E), at most staged_block_bytes of each destination row) by B indices [b_begin,
-/// b_end), in passes of staged_chunk_bytes of B (the last may be short, down to one index). Per
+/// transpose_staged_lines): A indices [a_begin, a_end) (whole stages of T = staged_tile_of(E),
+/// at most staged_block_bytes of each destination row) by B indices [b_begin, b_end), in passes
+/// of staged_chunk_bytes of B (the last may be short, down to one index). Per
 /// pass and stage of A, the stage's T source rows are copied to it one after another (the pass's
 /// bytes of each: a run of whole lines and a tail), and tiles move them into the pass's buffer,
 /// whose row j is destination row b0 + j from a_begin: whole-line tiles (line_micro<E>, AVX-512
