@@ -660,6 +660,19 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_place_order)
     BOOST_TEST(!lv::kernels::sweep_source_rows(16, 16, far.data(), far.data()));  // (a tie)
     BOOST_TEST(!lv::kernels::sweep_source_rows(16, 16, near.data(), near.data()));
     BOOST_TEST(lv::kernels::sweep_source_rows(16, 8, far.data(), near.data()));
+    // A tie goes by tiles of A where the destination rows lie whole lines apart within 4 KiB
+    // (close_rows_bytes) and the source rows do not: FLUX pack fp32 (1,16,96,170), source rows
+    // 680 bytes and 65280 apart, destination rows 256 apart (8 sets each).
+    std::array<index_t, 8> pack_src{}, pack_dst{}, shared{};
+    for (std::size_t i = 0; i < 8; ++i) {
+        pack_src[i] = static_cast<index_t>(i / 2 * 65280 + i % 2 * 680);
+        pack_dst[i] = static_cast<index_t>(i) * 256;
+        shared[i] = static_cast<index_t>(i) * 296;  // ((37,3001).t() of 8-byte elements)
+    }
+    BOOST_TEST(lv::kernels::sweep_source_rows(8, 8, pack_src.data(), pack_dst.data()));
+    BOOST_TEST(!lv::kernels::sweep_source_rows(8, 8, pack_dst.data(), pack_src.data()));
+    BOOST_TEST(!lv::kernels::sweep_source_rows(8, 8, pack_src.data(), shared.data()));
+    BOOST_TEST(!lv::kernels::sweep_source_rows(8, 8, pack_src.data(), pack_src.data()));
     std::array<index_t, 64> part{};
     lv::byte_loop const g[2] = {{2, 256, 0}, {3, 4096, 0}};  // (FLUX pack's channel and row pair)
     lv::kernels::group_offsets(g, 2, true, part.data(), 5);
@@ -678,6 +691,13 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_place_order)
     BOOST_TEST(plan_of(lv::from_blob(x, {256, 1024}).t(), 4).tiles_of_a == have);
     BOOST_TEST(!plan_of(lv::from_blob(x, {1024, 256}).t(), 4).tiles_of_a);
     BOOST_TEST(!plan_of(lv::from_blob(x, {512, 512}).t(), 4).tiles_of_a);
+    index_t const h = 96, w = 170;
+    BOOST_TEST(plan_of(lv::from_blob(x, {1, C, h, w}).view(1, C, h / 2, 2, w / 2, 2).permute(0, 2, 4, 1, 3, 5)
+                           .reshape(1, h / 2 * (w / 2), C * 4), 4).tiles_of_a == have);
+    BOOST_TEST(!plan_of(lv::from_blob(x, {1, h / 2 * (w / 2), C * 4}).view(1, h / 2, w / 2, C, 2, 2)
+                            .permute(0, 3, 1, 4, 2, 5).reshape(1, C, h, w), 4).tiles_of_a);
+    BOOST_TEST(plan_of(lv::from_blob(x, {64, 1000}).t(), 4).tiles_of_a == have);
+    BOOST_TEST(!plan_of(lv::from_blob(x, {37, 3001}).t(), 4).tiles_of_a);
 
     // Values at 1, 2 and 0 threads, in place (under 2 MiB), where the target has the tiles:
     // source rows 4 KiB apart (tiles of A) and the other way round (steps of B), fp32 and
@@ -687,6 +707,12 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_place_order)
     check_permuted<2>({256, 1024}, {1, 0});
     check_permuted<2>({1024, 256}, {1, 0});
     check_permuted<2, double>({200, 512}, {1, 0});
+    // ties by tiles of A (close destination rows): FLUX pack (1,16,96,170), fp32 and bf16 (as
+    // uint16), B = 85 (a last step moved back); (64,1000).t() and (64,1003).t()
+    check_permuted<6>({1, 16, 48, 2, 85, 2}, {0, 2, 4, 1, 3, 5});
+    check_permuted<6, std::uint16_t>({1, 16, 48, 2, 85, 2}, {0, 2, 4, 1, 3, 5});
+    check_permuted<2>({64, 1000}, {1, 0});
+    check_permuted<2, std::uint16_t>({64, 1003}, {1, 0});
     auto narrowed = [&]<class T>(T, index_t rows, index_t cols, index_t keep) {
         auto buf = make_buffer<T>(rows * cols);
         T const* p = buf.data();

@@ -180,11 +180,31 @@ inline int l1_sets(const index_t* off, int n) {
 /// destination rows back to back) 60 -> 67, (4,16,256,256) 44 -> 51, fp32 (1,16,256,256)
 /// 63 -> 72; but FLUX unpack fp32 (1,16,128,128), the other way round, 77 -> 48, hence the
 /// choice; (256,1024).t() fp32 36 -> 45 and (1024,256).t() 50 -> 39 (harness, 2 x one way).
-/// Ties (rows spread alike on both sides) keep steps of B.
+/// Ties (rows spread alike on both sides) keep steps of B, but where the tile's destination rows
+/// lie whole lines apart within close_rows_bytes and its source rows do not (FLUX pack of an
+/// image whose rows are not a power of two of lines): a tile of A then fills a piece of each line
+/// of a stretch of destination that stays in L1 while the source rows stream. Harness, 1 thread,
+/// steps of B -> tiles of A, medians of 5 alternated runs: FLUX pack fp32 (1,16,96,170) (8 source
+/// rows 680 bytes and 64 KiB apart, destination rows 256 bytes apart) 66.0 -> 70.3 GB/s, bf16
+/// 62.7 -> 69.9; (64,4000).t() fp32 62.3 -> 71.9, 8-byte elements 69.5 -> 77.7. Not where the
+/// destination rows share lines (148-byte rows of (37,3001).t() fp32: 53.0 -> 47.6) or are far
+/// apart ((300,500).t() of 8-byte elements 71.1 -> 65.8, rows 2400 bytes apart); unpack, the
+/// other way round, lost too (fp32 (1,16,96,170) 72.3 -> 62.4).
 /// Example: source rows at 0, 256, 32768, 33024, ... (16 rows, 2 sets), destination rows 128
-/// bytes apart (16 sets): tiles of A.
+/// bytes apart (16 sets): tiles of A. Source rows 680 bytes and 64 KiB apart (8 rows, 8 sets),
+/// destination rows 256 bytes apart (8 sets): a tie, tiles of A.
+inline constexpr index_t close_rows_bytes = 4096;
 inline bool sweep_source_rows(int T, int TB, const index_t* oa, const index_t* ob) {
-  return l1_sets(oa, T) * TB < l1_sets(ob, TB) * T;
+  const index_t sa = l1_sets(oa, T) * TB, sb = l1_sets(ob, TB) * T;
+  if (sa != sb) return sa < sb;
+  const auto span = [](const index_t* off, int n) {
+    index_t lo = off[0], hi = off[0];
+    for (int i = 1; i < n; ++i) lo = std::min(lo, off[i]), hi = std::max(hi, off[i]);
+    return hi - lo;
+  };
+  for (int i = 1; i < TB; ++i)
+    if ((ob[i] - ob[0]) % 64 != 0) return false;
+  return span(ob, TB) < close_rows_bytes && span(oa, T) >= close_rows_bytes;
 }
 
 /// A-extent of the whole-line tiles for E-byte elements (1: none on this target).
