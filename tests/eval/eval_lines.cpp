@@ -643,6 +643,25 @@ BOOST_AUTO_TEST_CASE(line_tiles_of_bytes_and_halves)
     check_permuted<2, std::uint16_t>({2003, 3301}, {1, 0});
 }
 
+BOOST_AUTO_TEST_CASE(line_tiles_repeated_units)
+{
+    // In place, where a unit is a whole outer iteration, a range's iterations of the innermost
+    // outer loop go to transpose_lines in one call (kernels::unit_repeat), the odometer carried
+    // past them: two outer loops that do not coalesce, at 1, 2 and 0 threads (ranges that start
+    // and end inside the inner one), tiles of A and steps of B, a last step of B moved back.
+    std::vector<float> in(1);
+    float const* x = in.data();
+    auto const batched = plan_of(lv::from_blob(x, {7, 3, 40, 72}).permute(1, 0, 3, 2), 4);
+    BOOST_TEST(batched.nouter == 2);
+    BOOST_TEST(batched.units_per_outer() == 1);
+    BOOST_TEST((lv::kernels::lines_in_place(batched) && !batched.nt));
+    check_permuted<4>({7, 3, 40, 72}, {1, 0, 3, 2});
+    check_permuted<4, std::uint16_t>({7, 3, 40, 85}, {1, 0, 3, 2});
+    check_permuted<4, double>({5, 3, 24, 77}, {1, 0, 3, 2});
+    check_permuted<6>({2, 16, 16, 2, 24, 2}, {0, 2, 4, 1, 3, 5});
+    check_permuted<6>({2, 16, 24, 16, 2, 2}, {0, 3, 1, 4, 2, 5});
+}
+
 BOOST_AUTO_TEST_CASE(line_tiles_in_place_order)
 {
     // In place, a unit goes tile of A by tile, each sweeping B, where its source rows fall in

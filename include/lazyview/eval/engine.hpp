@@ -56,6 +56,10 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   // overlapping: one element at a time it ran below the bench's plain loop (kernels::strided_runs).
   const index_t cut_run = cut_run_bytes(p);
   const bool masked = p.kind == engine_plan::strided && kernels::masked_stores(p);
+  // In place, one unit a whole outer iteration: a range's iterations of the innermost outer loop
+  // go to the kernel in one call (kernels::unit_repeat).
+  const bool repeat = lines && units_per_outer == 1 && !ask_next && narrow == narrow_kind::none &&
+                      p.nouter > 0 && kernels::lines_in_place(p);
   // nt_rows: a line per row of the widest chunk of B (kernels::line_carry; at most 511 rows,
   // too many for the stack of every call), in panels per row of B. Without it, rows' ends go
   // plainly.
@@ -141,6 +145,18 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
           return kernels::unit_source{at, a0, std::min(p.nA, a0 + p.block_a), b0,
                                       chunk + 1 == p.blocks_b ? p.nB : b0 + p.block_b};
         };
+        if (repeat) {
+          const byte_loop& in = p.outer[p.nouter - 1];
+          const index_t n = std::min(in.n - idx[p.nouter - 1], last - u);
+          if (n > 1 && kernels::transpose_unit_lines(p, s, d, offA, offB, unit(0, s), {}, {}, {n, in.ss, in.ds})) {
+            // at the last of the n: the step below moves past it
+            idx[p.nouter - 1] += n - 1;
+            s += (n - 1) * in.ss;
+            d += (n - 1) * in.ds;
+            u += n - 1;
+            break;
+          }
+        }
         for (index_t k = j_first; k < j_last; ++k) {
           const kernels::unit_source cur = unit(k, s);
           if (narrow != narrow_kind::none) {

@@ -96,6 +96,18 @@ struct unit_source {
   index_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
 };
 
+/// A transpose work unit run n times in one call, each time ss bytes further in the source and
+/// ds in the destination: the units of n outer iterations where a unit is a whole one (in place,
+/// see kernels::transpose_lines). With a call per unit, an in-cache FLUX pack fp32
+/// (1,16,128,128), 64 units of 16 KiB, took 1.10-1.13 times the cycles of a plain loop over the
+/// same tiles, 1.05-1.09 with one call (unpack: 1.09 -> 1.04). bench/ab, 1 thread (2), 3 rounds:
+/// FLUX pack bf16 (1,16,128,128) 1.11x (1.10x), fp32 1.06x, unpack fp32 1.06x, pack and unpack
+/// (1,16,96,170) 1.02-1.06x (1.03-1.05x).
+/// Example: FLUX pack fp32 (1,16,128,128), outer loop 64:(1024,16384): {64, 1024, 16384}.
+struct unit_repeat {
+  index_t n = 1, ss = 0, ds = 0;
+};
+
 /// Asks for the source lines of the unit that runs after this one while this one runs, a share
 /// of its rows per step of this one (each row's stretch whole and in address order): a unit
 /// ahead gives the memory system a unit's time to fetch them, and in address order each stretch

@@ -164,13 +164,15 @@ inline void tiles_through_stretches(Src src, index_t na, char* const* drow) {
 /// as above.
 /// Targets without whole-line tiles run stream_rows only, with the register tiles of micro<E>
 /// (kernels::rows_tile_of): their rows are part of a line, which the buffer assembles.
+/// `rep`: in place, the unit and rep.n - 1 more, each rep's strides on (see unit_repeat), with
+/// no `next` and no carry.
 /// @pre na = a_end - a_begin >= T and b_end - b_begin >= TB / 2 (register tiles: >= T); with
 /// stream, na a multiple of T and every destination row 64-byte aligned (use_streaming_stores
 /// sees to both); with stream_rows, na * E <= transpose_direct_bytes.
 template <int E, line_out Out>
 void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t* offA, const index_t* offB,
                      index_t a_begin, index_t a_end, index_t b_begin, index_t b_end, const unit_source& next,
-                     const line_carry& carry = {}) {
+                     const line_carry& carry = {}, const unit_repeat& rep = {}) {
   // Register tiles (no whole-line tiles on this target) only through the buffer: their rows are
   // part of a line. A last step short of T rows is then a whole tile moved back, whose rows
   // done already are not streamed again.
@@ -182,10 +184,11 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   constexpr bool Rows = Out == line_out::stream_rows;
   constexpr index_t buf_row = transpose_direct_bytes + 64;
   alignas(64) char buf[Rows ? TB * buf_row : 1];
-  char* const dcol = d + a_begin * E;
+  char* dcol = d + a_begin * E;  // (s and dcol move on by rep, and head with them)
   const index_t* const oa = offA + a_begin;
   const index_t na = a_end - a_begin;
-  const index_t head = Out == line_out::in_place ? aligned_head(p, dcol + offB[b_begin], E, 64) : 0;
+  const auto head_at = [&] { return Out == line_out::in_place ? aligned_head(p, dcol + offB[b_begin], E, 64) : 0; };
+  index_t head = head_at();
   const index_t steps = (b_end - b_begin + TB - 1) / TB;
   // in place or in panels, tiles of A each sweeping B (engine_plan::tiles_of_a, panels), the
   // unit's requests then a share per tile of A; else steps of B each sweeping A, requests a
@@ -255,123 +258,136 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
       (void)b;
     }
   };
-  if constexpr (Wide) {  // (register tiles: b_end - b_begin >= T, see transpose_unit_lines_of)
-    if (b_end - b_begin < TB) {
-      req.ask(0);
-      step_at.template operator()<true>(b_begin, static_cast<int>(b_end - b_begin));
-      return;
+  // The unit, as many times as rep says, each moved on by rep's strides (in place only, without
+  // requests or carries: see unit_repeat). Inlined: as a function of its own, reading its
+  // captures through memory, it ran FLUX unpack fp32 (1,16,128,128) 4% slower than before.
+  const auto run_unit = [&]() LAZYVIEW_ALWAYS_INLINE {
+    if constexpr (Wide) {  // (register tiles: b_end - b_begin >= T, see transpose_unit_lines_of)
+      if (b_end - b_begin < TB) {
+        req.ask(0);
+        step_at.template operator()<true>(b_begin, static_cast<int>(b_end - b_begin));
+        return;
+      }
     }
-  }
-  // Tiles of A, each sweeping B (see sweep_source_rows); 1- and 2-byte tiles take their source
-  // lines staged, G steps at a time, as steps_at above does.
-  if constexpr (!Rows) {
-    if (a_major) {
-      index_t k = 0;
-      for_tiles_a<T>(na, head, [&](index_t a) {
-        req.ask(k++);
-        const char* srow[T];
-        for (int i = 0; i < T; ++i) srow[i] = s + oa[a + i];
-        char* const dc = dcol + a * E;
-        index_t b = b_begin;
-        if constexpr (G > 1) {
-          for (; b + G * TB <= b_end; b += G * TB)
-            staged_tiles<E, NT>([&](int i) { return srow[i] + b * E; }, [&](int j) { return dc + offB[b + j]; });
-        }
-        // A last step short of TB: in place, a whole tile moved back; streamed, a partial tile
-        // (rows stored twice would go to memory twice).
-        for (; b < b_end; b += TB) {
-          if constexpr (NT) {
-            if (b + TB > b_end) {
-              line_micro<E>::template tile<true, true>([&](int i) { return srow[i] + b * E; },
-                                                       [&](int i) { return dc + offB[b + i]; },
-                                                       static_cast<int>(b_end - b));
-              break;
-            }
+    // Tiles of A, each sweeping B (see sweep_source_rows); 1- and 2-byte tiles take their source
+    // lines staged, G steps at a time, as steps_at above does.
+    if constexpr (!Rows) {
+      if (a_major) {
+        index_t k = 0;
+        for_tiles_a<T>(na, head, [&](index_t a) {
+          req.ask(k++);
+          const char* srow[T];
+          for (int i = 0; i < T; ++i) srow[i] = s + oa[a + i];
+          char* const dc = dcol + a * E;
+          index_t b = b_begin;
+          if constexpr (G > 1) {
+            for (; b + G * TB <= b_end; b += G * TB)
+              staged_tiles<E, NT>([&](int i) { return srow[i] + b * E; }, [&](int j) { return dc + offB[b + j]; });
           }
-          const index_t bb = std::min(b, b_end - TB);
-          line_micro<E>::template tile<NT, false>([&](int i) { return srow[i] + bb * E; },
-                                                  [&](int i) { return dc + offB[bb + i]; });
-        }
-      });
-      return;
+          // A last step short of TB: in place, a whole tile moved back; streamed, a partial tile
+          // (rows stored twice would go to memory twice).
+          for (; b < b_end; b += TB) {
+            if constexpr (NT) {
+              if (b + TB > b_end) {
+                line_micro<E>::template tile<true, true>([&](int i) { return srow[i] + b * E; },
+                                                         [&](int i) { return dc + offB[b + i]; },
+                                                         static_cast<int>(b_end - b));
+                break;
+              }
+            }
+            const index_t bb = std::min(b, b_end - TB);
+            line_micro<E>::template tile<NT, false>([&](int i) { return srow[i] + bb * E; },
+                                                    [&](int i) { return dc + offB[bb + i]; });
+          }
+        });
+        return;
+      }
     }
-  }
-  // in place, steps of S rows of B each sweeping A, a last step short of S moved back over rows
-  // done; step_rows(sb, drows): the step's source at A index 0 and its S destination rows
-  const auto steps_of = [&]<int S>(auto&& step_rows) {
-    for (index_t b = b_begin, step = 0;; b += S, ++step) {
+    // in place, steps of S rows of B each sweeping A, a last step short of S moved back over rows
+    // done; step_rows(sb, drows): the step's source at A index 0 and its S destination rows
+    const auto steps_of = [&]<int S>(auto&& step_rows) {
+      for (index_t b = b_begin, step = 0;; b += S, ++step) {
+        req.ask(step);
+        const index_t bb = std::min(b, b_end - S);
+        char* drows[S];
+        for (int i = 0; i < S; ++i) drows[i] = dcol + offB[bb + i];
+        step_rows(s + bb * E, drows);
+        if (b + S >= b_end) break;
+      }
+    };
+    if constexpr (can_half) {
+      if (half) {
+        steps_of.template operator()<TH>([&](const char* sb, char* const* drows) {
+          for_tiles_a<T>(na, head, [&](index_t a) {
+            line_micro<E>::half_tile([&](int i) { return sb + oa[a + i]; }, [&](int j) { return drows[j] + a * E; });
+          });
+        });
+        return;
+      }
+    }
+  #if defined(__AVX512F__)
+    // In place, 8-byte elements into rows at different offsets into a line, which no head aligns,
+    // past L1: through stretches (tiles_through_stretches), but for zen4 (stretches_fit). Not
+    // 4-byte elements: their steps of 16 rows lost on short rows (bf16 FLUX unpack (1,16,72,72),
+    // rows of 144 bytes: 0.73-0.81x) and past them gained little (rows of 288-340 bytes:
+    // 1.00-1.15x); nor in L1, where a store across lines costs little ((33,33).t() of 8-byte
+    // elements: 0.72-0.77x).
+    if constexpr (Out == line_out::in_place && E == 8) {
+      if (!a_major && na * E <= in_place_stretch_row_bytes && stretches_fit(p) &&
+          rows_offsets_differ(p, dcol + offB[b_begin])) {
+        steps_of.template operator()<TB>([&](const char* sb, char* const* drows) {
+          tiles_through_stretches<E>([&](index_t a) { return [sb, oa, a](int i) { return sb + oa[a + i]; }; }, na,
+                                     drows);
+        });
+        return;
+      }
+    }
+  #endif
+    index_t b_from = b_begin;
+    if constexpr (NT && Wide) {
+      if (p.pairs && na % (2 * T) == 0) {
+        constexpr index_t step = 128 / E;
+        for (; b_from + step <= b_end; b_from += step) {
+          const char* const sb = s + b_from * E;
+          for (index_t a = 0; a < na; a += 2 * T)
+            paired_tiles<E>([&](int i) { return sb + oa[a + i]; },
+                            [&](int j) { return dcol + offB[b_from + j] + a * E; });
+        }
+        if (b_from == b_end) return;
+      }
+    }
+    // A last step short of TB rows: in place, a whole tile moved back over rows done already
+    // (stored again while cached); streamed, a partial tile, since rows stored twice would go to
+    // memory twice ((449,551,17).permute(2,0,1), B = 16 + 1: 0.77x against in place).
+    for (index_t b = b_from, step = 0;; b += TB, ++step) {
+      if constexpr (G > 1) {
+        if (b + G * TB <= b_end) {
+          step += G - 1;
+          req.ask(step);
+          steps_at(b);
+          b += (G - 1) * TB;
+          if (b + TB >= b_end) break;
+          continue;
+        }
+      }
       req.ask(step);
-      const index_t bb = std::min(b, b_end - S);
-      char* drows[S];
-      for (int i = 0; i < S; ++i) drows[i] = dcol + offB[bb + i];
-      step_rows(s + bb * E, drows);
-      if (b + S >= b_end) break;
+      if (b + TB <= b_end)
+        step_at.template operator()<false>(b, TB);
+      else if constexpr (Out == line_out::in_place)
+        step_at.template operator()<false>(b_end - TB, TB);
+      else if constexpr (!Wide)
+        step_at.template operator()<false>(b_end - TB, TB, static_cast<int>(TB - (b_end - b)));
+      else
+        step_at.template operator()<true>(b, static_cast<int>(b_end - b));
+      if (b + TB >= b_end) break;
     }
   };
-  if constexpr (can_half) {
-    if (half) {
-      steps_of.template operator()<TH>([&](const char* sb, char* const* drows) {
-        for_tiles_a<T>(na, head, [&](index_t a) {
-          line_micro<E>::half_tile([&](int i) { return sb + oa[a + i]; }, [&](int j) { return drows[j] + a * E; });
-        });
-      });
-      return;
-    }
-  }
-#if defined(__AVX512F__)
-  // In place, 8-byte elements into rows at different offsets into a line, which no head aligns,
-  // past L1: through stretches (tiles_through_stretches), but for zen4 (stretches_fit). Not
-  // 4-byte elements: their steps of 16 rows lost on short rows (bf16 FLUX unpack (1,16,72,72),
-  // rows of 144 bytes: 0.73-0.81x) and past them gained little (rows of 288-340 bytes:
-  // 1.00-1.15x); nor in L1, where a store across lines costs little ((33,33).t() of 8-byte
-  // elements: 0.72-0.77x).
-  if constexpr (Out == line_out::in_place && E == 8) {
-    if (!a_major && na * E <= in_place_stretch_row_bytes && stretches_fit(p) &&
-        rows_offsets_differ(p, dcol + offB[b_begin])) {
-      steps_of.template operator()<TB>([&](const char* sb, char* const* drows) {
-        tiles_through_stretches<E>([&](index_t a) { return [sb, oa, a](int i) { return sb + oa[a + i]; }; }, na,
-                                   drows);
-      });
-      return;
-    }
-  }
-#endif
-  index_t b_from = b_begin;
-  if constexpr (NT && Wide) {
-    if (p.pairs && na % (2 * T) == 0) {
-      constexpr index_t step = 128 / E;
-      for (; b_from + step <= b_end; b_from += step) {
-        const char* const sb = s + b_from * E;
-        for (index_t a = 0; a < na; a += 2 * T)
-          paired_tiles<E>([&](int i) { return sb + oa[a + i]; }, [&](int j) { return dcol + offB[b_from + j] + a * E; });
-      }
-      if (b_from == b_end) return;
-    }
-  }
-  // A last step short of TB rows: in place, a whole tile moved back over rows done already
-  // (stored again while cached); streamed, a partial tile, since rows stored twice would go to
-  // memory twice ((449,551,17).permute(2,0,1), B = 16 + 1: 0.77x against in place).
-  for (index_t b = b_from, step = 0;; b += TB, ++step) {
-    if constexpr (G > 1) {
-      if (b + G * TB <= b_end) {
-        step += G - 1;
-        req.ask(step);
-        steps_at(b);
-        b += (G - 1) * TB;
-        if (b + TB >= b_end) break;
-        continue;
-      }
-    }
-    req.ask(step);
-    if (b + TB <= b_end)
-      step_at.template operator()<false>(b, TB);
-    else if constexpr (Out == line_out::in_place)
-      step_at.template operator()<false>(b_end - TB, TB);
-    else if constexpr (!Wide)
-      step_at.template operator()<false>(b_end - TB, TB, static_cast<int>(TB - (b_end - b)));
-    else
-      step_at.template operator()<true>(b, static_cast<int>(b_end - b));
-    if (b + TB >= b_end) break;
+  for (index_t r = 0;;) {
+    run_unit();
+    if (++r >= rep.n) break;
+    s += rep.ss;
+    dcol += rep.ds;
+    head = head_at();
   }
 }
 
@@ -379,7 +395,8 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
 /// nt_rows (rows_tile_of), the other ways of transpose_lines only where it has whole-line tiles.
 template <int E>
 bool transpose_unit_lines_of(const engine_plan& p, const char* s, char* d, const index_t* offA, const index_t* offB,
-                             const unit_source& c, const unit_source& next, const line_carry& carry) {
+                             const unit_source& c, const unit_source& next, const line_carry& carry,
+                             const unit_repeat& rep) {
   if constexpr (rows_tile_of(E) > 1) {
     constexpr bool wide = line_tile_of(E) > 1;
     if constexpr (wide) {
@@ -418,13 +435,18 @@ bool transpose_unit_lines_of(const engine_plan& p, const char* s, char* d, const
       return true;
     }
     if constexpr (wide) {
-      transpose_lines<E, line_out::in_place>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next);
+      transpose_lines<E, line_out::in_place>(p, s, d, offA, offB, c.a0, c.a1, c.b0, c.b1, next, {}, rep);
       return true;
     }
   }
-  (void)p, (void)s, (void)d, (void)offA, (void)offB, (void)c, (void)next, (void)carry;
+  (void)p, (void)s, (void)d, (void)offA, (void)offB, (void)c, (void)next, (void)carry, (void)rep;
   return false;
 }
+
+/// Whether transpose_unit_lines runs a line_tiles() plan's units in place (transpose_lines with
+/// line_out::in_place, or the older tiles for a unit narrower than a tile): neither streamed
+/// nor staged.
+inline bool lines_in_place(const engine_plan& p) { return !p.nt && !p.nt_rows && !p.nt_shifted && !p.staged_rows; }
 
 /// Runs work unit `cur` of a line_tiles() or nt_rows plan by transpose_lines (streamed if the
 /// plan streams), asking for `next`'s source lines; returns false, having done nothing, for a
@@ -432,14 +454,17 @@ bool transpose_unit_lines_of(const engine_plan& p, const char* s, char* d, const
 /// in place). Without whole-line tiles only nt_rows plans come here (line_tiles() is false),
 /// and a unit under a tile of B runs in place too (never, in fact: chunks of B are of
 /// transpose_chunk_b or all of a B of two tiles at least, rows_tiles_fit).
+/// `rep` (n > 1): the unit and the n - 1 after it, each rep's strides on, in one call; only in
+/// place (lines_in_place), else false, having done nothing.
 inline bool transpose_unit_lines(const engine_plan& p, const char* s, char* d, const index_t* offA,
                                  const index_t* offB, const unit_source& cur, const unit_source& next,
-                                 const line_carry& carry = {}) {
+                                 const line_carry& carry = {}, const unit_repeat& rep = {}) {
+  if (rep.n > 1 && !lines_in_place(p)) return false;
   switch (p.elem) {
-    case 1: return transpose_unit_lines_of<1>(p, s, d, offA, offB, cur, next, carry);
-    case 2: return transpose_unit_lines_of<2>(p, s, d, offA, offB, cur, next, carry);
-    case 4: return transpose_unit_lines_of<4>(p, s, d, offA, offB, cur, next, carry);
-    case 8: return transpose_unit_lines_of<8>(p, s, d, offA, offB, cur, next, carry);
+    case 1: return transpose_unit_lines_of<1>(p, s, d, offA, offB, cur, next, carry, rep);
+    case 2: return transpose_unit_lines_of<2>(p, s, d, offA, offB, cur, next, carry, rep);
+    case 4: return transpose_unit_lines_of<4>(p, s, d, offA, offB, cur, next, carry, rep);
+    case 8: return transpose_unit_lines_of<8>(p, s, d, offA, offB, cur, next, carry, rep);
     default: return false;
   }
 }
