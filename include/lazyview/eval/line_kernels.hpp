@@ -325,7 +325,7 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
         return;
       }
     }
-  #if defined(__AVX512F__)
+#if defined(__AVX512F__)
     // In place, 8-byte elements into rows at different offsets into a line, which no head aligns,
     // past L1: through stretches (tiles_through_stretches), but for zen4 (stretches_fit). Not
     // 4-byte elements: their steps of 16 rows lost on short rows (bf16 FLUX unpack (1,16,72,72),
@@ -342,7 +342,7 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
         return;
       }
     }
-  #endif
+#endif
     index_t b_from = b_begin;
     if constexpr (NT && Wide) {
       if (p.pairs && na % (2 * T) == 0) {
