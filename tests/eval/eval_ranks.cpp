@@ -77,6 +77,67 @@ void rank_case(std::uint64_t seed, index_t max_numel, int iterations)
     }
 }
 
+BOOST_AUTO_TEST_CASE(nest_puts_the_longer_loop_inside)
+{
+    // The nest of small copies runs the longer of its two innermost loops inside where the
+    // innermost is over 4 long (not unrolled) and has no row kernel of its own; the values go
+    // through run_nest whatever this build's thresholds, in 1-, 2-, 4- and 8-byte elements.
+    // e: a view of the elements at `base`; expected(f): its element at row-major index f
+    auto const check = [](auto const& e, auto const* base, index_t inner, auto const& expected,
+                          std::string const& what) {
+        using T = std::remove_cvref_t<decltype(*base)>;
+        auto const p = lv::contiguous_plan(lv::physical(lv::fold(e)));
+        lv::detail::nest_setup ns;
+        lv::make_nest(p, index_t{sizeof(T)}, ns);
+        BOOST_TEST_CONTEXT(what << ", " << sizeof(T) << "-byte elements")
+        {
+            BOOST_TEST(ns.n >= 1);
+            BOOST_TEST(ns.l[ns.n - 1].n == inner);
+            std::vector<T> out(static_cast<std::size_t>(p.numel), T{});
+            lv::run_nest(p, reinterpret_cast<char const*>(base), reinterpret_cast<char*>(out.data()),
+                         index_t{sizeof(T)});
+            index_t bad = 0;
+            for (index_t f = 0; f < p.numel; ++f) bad += out[static_cast<std::size_t>(f)] != expected(f);
+            BOOST_TEST(bad == 0);
+        }
+    };
+    // x.permute(perm) of a contiguous (d0,d1,d2) of T
+    auto const permuted = [&]<class T>(T, std::array<index_t, 3> in, std::array<int, 3> perm, index_t inner) {
+        index_t const n = in[0] * in[1] * in[2];
+        std::vector<T> src(static_cast<std::size_t>(n));
+        for (index_t i = 0; i < n; ++i) src[static_cast<std::size_t>(i)] = static_cast<T>(i * 7 + 1);
+        std::array<index_t, 3> const od{in[perm[0]], in[perm[1]], in[perm[2]]};
+        auto const expected = [&](index_t f) {
+            std::array<index_t, 3> idx{};
+            idx[perm[2]] = f % od[2];
+            idx[perm[1]] = f / od[2] % od[1];
+            idx[perm[0]] = f / od[2] / od[1];
+            return src[static_cast<std::size_t>((idx[0] * in[1] + idx[1]) * in[2] + idx[2])];
+        };
+        check(lv::from_blob(src.data(), in).permute(perm[0], perm[1], perm[2]), src.data(), inner, expected,
+              "(" + std::to_string(in[0]) + "," + std::to_string(in[1]) + "," + std::to_string(in[2]) + ").permute(" +
+                  std::to_string(perm[0]) + "," + std::to_string(perm[1]) + "," + std::to_string(perm[2]) + ")");
+    };
+    // (5,8,8).permute(1,2,0): 64 destination rows of 5 (each reads 5 elements 64 apart) -> 5 rows
+    // of 64 (each reads a source row, writes every 5th element)
+    permuted(float{}, {5, 8, 8}, {1, 2, 0}, 64);
+    permuted(std::uint8_t{}, {5, 16, 16}, {1, 2, 0}, 256);
+    permuted(std::uint16_t{}, {6, 9, 11}, {2, 1, 0}, 9);
+    permuted(double{}, {7, 31, 1}, {1, 0, 2}, 31);
+    // the innermost loop stays: as long as the other (8 and 8), unrolled (4, FLUX's pairs: 2),
+    // or the longer already ((7,13,5).permute(2,0,1): (5,91), rows of 91)
+    permuted(float{}, {8, 8, 1}, {1, 0, 2}, 8);
+    permuted(float{}, {4, 8, 8}, {1, 2, 0}, 4);
+    permuted(float{}, {7, 13, 5}, {2, 0, 1}, 91);
+    // rows that read every 2nd element of the source stay rows where the target gathers them
+    // (gather_row): (64,6,2)[:, :5, 0], 64 rows of 5
+    std::vector<float> pairs(64 * 6 * 2);
+    for (std::size_t i = 0; i < pairs.size(); ++i) pairs[i] = static_cast<float>(i);
+    check(lv::from_blob(pairs.data(), {64, 6, 2}).narrow(1, 0, 5).select(2, 0), pairs.data(),
+          lv::kernels::gathers(4) ? 5 : 64, [&](index_t f) { return pairs[static_cast<std::size_t>(f / 5 * 12 + f % 5 * 2)]; },
+          "(64,6,2)[:, :5, 0]");
+}
+
 BOOST_AUTO_TEST_CASE(rank_1) { rank_case<1>(301, 5000, 8); }
 BOOST_AUTO_TEST_CASE(rank_2) { rank_case<2>(302, 5000, 8); }
 BOOST_AUTO_TEST_CASE(rank_3) { rank_case<3>(303, 5000, 8); }

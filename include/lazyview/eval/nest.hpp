@@ -227,6 +227,30 @@ inline void nest_bytes_only(const byte_loop*, int, const char* s, char* d, index
 
 }  // namespace kernels
 
+/// Puts the longer of a nest's two innermost loops inside where the innermost one, of fixed
+/// E-byte elements, is not unrolled (over 4 long) and has no row kernel of its own (gather_row,
+/// scatter_row: kernels::row_stride_of). Each row costs its setup, its tail and a turn of the
+/// loop around it besides its moves, so fewer, longer rows are cheaper; these copies (at most
+/// nest_untiled_bytes) lie in cache whichever side is read or written in order.
+/// @pre n >= 1.
+/// Example: (5,8,8).permute(1,2,0) fp32, loops (64,5):(4,256):(20,4): 64 rows of 5 -> (5,64):
+/// (256,4):(4,20), 5 rows of 64.
+// Dynamic chain built and copied per call, 1 thread, g++ 12 -O3 -march=native, 2-core Zen 4 VM.
+// bench/ab_headers, before -> this, B/A medians of 11 rounds: fp32 (5,8,8).permute(1,2,0) 2.45,
+// (7,8,8) 2.15, (8,8,8) 1.69, (5,11,7) 2.60; u8 (5,16,16) 3.10; bf16 (6,9,11).permute(2,1,0)
+// 1.42; 16-byte elements, fp32 (5,40,4).permute(1,0,2) 1.21; 32-byte, (7,24,8) 1.38; fp64
+// (5,30,2) 1.24; FLUX's small shapes and the small transposes of bench/'s small family, whose
+// loops it leaves alone, 0.98-1.02 (1.09 for (8,32,8)). Against a plain loop in destination
+// order (dynamic sizes; ns per call, medians of 11, before -> this, loop): fp32 (5,8,8) 249 ->
+// 97, 104; (7,8,8) 309 -> 138, 122; (5,11,7) 297 -> 107, 124; u8 (5,16,16) 849 -> 271, 858;
+// bf16 (6,9,11) 420 -> 299, 219; fp64 (7,31).t() 101 -> 75, 73. A row of the nest out of line
+// (its loop's registers to itself) was slower still: 0.71-0.95 of this.
+template <int E>
+void longer_loop_inside(byte_loop* l, int n) {
+  if (n >= 2 && l[n - 1].n > 4 && l[n - 2].n > l[n - 1].n && kernels::row_stride_of<E>(l[n - 1]) == 0)
+    std::swap(l[n - 1], l[n - 2]);
+}
+
 /// The nest that runs a plain plan of `size`-byte elements: the run contiguous on both sides, if
 /// any, is one wide element, as in the engine (FLUX pack fp32: 8 bytes).
 /// @pre p.plain(), p.numel > 0.
@@ -251,8 +275,10 @@ inline void make_nest(const loop_plan& p, index_t size, detail::nest_setup& ns) 
     ns.run = kernels::nest_bytes_only;
     return;
   }
-  // Fixed sizes, with the innermost loop unrolled where it is 2, 3 or 4 long.
+  // Fixed sizes, with the innermost loop unrolled where it is 2, 3 or 4 long, after
+  // longer_loop_inside.
   auto fixed = [&]<int F>() -> detail::nest_setup::kernel {
+    longer_loop_inside<F>(l, n);
     switch (l[n - 1].n) {
       case 2: return nest_loops<F, move_kind::fixed, 2>;
       case 3: return nest_loops<F, move_kind::fixed, 3>;
