@@ -239,6 +239,10 @@ std::vector<workload> small_shapes() {
   v.push_back(permutation("small", {32, 32, 3}, {1, 0, 2}));  // an RGB image transposed, 12 KiB
   v.push_back(permutation("small", {16, 16, 4}, {1, 0, 2}));  // RGBA, 4 KiB
   v.push_back(permutation("small", {8, 32, 8}, {1, 0, 2}));   // 32-byte rows, 8 KiB
+  // short destination rows (5 and 7 long, primes) over a longer loop: the nest runs the longer
+  // one inside (eval/nest.hpp's longer_loop_inside)
+  v.push_back(permutation("small", {5, 11, 7}, {1, 2, 0}));        // 1.5 KiB
+  v.push_back(permutation("small", {7, 16, 16}, {1, 2, 0}, "u8"));  // 1.8 KiB
   // strided plans, which run as the nest up to 16 KiB moved (strided_takes_nest): RoPE over one
   // decode step of 32 heads, x[..., ::2] of bf16 (32,128) and the write-back (4 KiB each way), and
   // one channel of a small HWC image, u8 (64,64,3), read and written (4 KiB)
