@@ -820,5 +820,50 @@ BOOST_AUTO_TEST_CASE(wide_and_untiled_elements_take_the_nest_further)
     BOOST_TEST(lv::takes_nest(copy_plan_of(lv::from_blob(buf.data(), {32, 32}).t()), 4, 2048, 16384) == (lv::kernels::tile_of(4) == 1));
 }
 
+BOOST_AUTO_TEST_CASE(narrow_units_take_the_nest)
+{
+    // Transposes of 1- to 8-byte elements up to 16 KiB whose transpose per outer iteration is
+    // narrower than a tile on either side (micro<E>'s side; for 8-byte elements 8 with AVX-512's
+    // whole-line tiles, else 4) run as the nest (narrow_units_take_nest), whatever this build's
+    // thresholds; the values of each copy (this build runs every copy through the engine or the
+    // nest as its defines say).
+    auto const plan_of = [](auto const& e, index_t elem) {
+        return lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), elem);
+    };
+    auto const side = [](int E) {
+        return E == 8 ? std::max({lv::kernels::tile_of(8), lv::kernels::line_tile_of(8), 4}) : lv::kernels::tile_of(E);
+    };
+    // (a,b,c).permute(0,2,1) of T: units of b x c
+    auto const check = [&]<class T>(T, index_t a, index_t b, index_t c) {
+        auto const src = make_buffer<T>(a * b * c);
+        auto const e = lv::from_blob(src.data(), {a, b, c}).permute(0, 2, 1);
+        int const E = static_cast<int>(sizeof(T));
+        index_t const bytes = a * b * c * E;
+        lv::engine_plan const p = plan_of(e, E);
+        std::string const what = "(" + std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(c) +
+                                 ").permute(0,2,1), " + std::to_string(E) + "-byte elements";
+        BOOST_TEST_CONTEXT(what)
+        {
+            BOOST_TEST(p.kind == lv::engine_plan::transpose);
+            BOOST_TEST(std::min(p.nA, p.nB) == std::min(b, c));
+            bool const want = side(E) > 1 && std::min(b, c) < side(E) && bytes <= 16384;
+            BOOST_TEST(lv::narrow_units_take_nest(p, bytes, 16384) == want);
+            check_eval<T>(e, std::array<index_t, 3>{a, c, b},
+                          [&](index_t f) { return src[static_cast<std::size_t>(f / (b * c) * b * c + f % b * c + f / b % c)]; },
+                          what);
+        }
+    };
+    check(std::uint8_t{}, 100, 3, 13);  // 3 wide: under every target's tile of bytes
+    check(std::uint8_t{}, 8, 24, 24);   // 24 x 24: tiles wherever there are
+    check(float{}, 16, 7, 8);           // 7 x 8: under AVX's 8, not SSE2's 4
+    check(float{}, 64, 3, 11);
+    check(float{}, 32, 8, 8);
+    check(double{}, 20, 5, 9);          // 5 x 9: under AVX-512's whole-line 8
+    check(double{}, 20, 3, 9);          // 3 x 9: under 4
+    check(double{}, 16, 8, 8);
+    check(double{}, 200, 3, 9);         // 42 KiB: the engine
+    check(std::uint16_t{}, 100, 7, 5);
+}
+
 }  // namespace
 }  // namespace evaltest

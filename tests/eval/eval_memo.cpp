@@ -130,21 +130,24 @@ BOOST_AUTO_TEST_CASE(nest_setups_kept_and_replaced)
 
 BOOST_AUTO_TEST_CASE(small_units_keep_the_nest)
 {
-    // FLUX pack and unpack (1,C,H,H) fp32 past nest_bytes whose transpose per outer iteration
-    // (2C x H/2 elements of 8 bytes, 8CH bytes) holds at most nest_unit_bytes (1 KiB) run, and
-    // keep, the nest where the target's tiles of 8 bytes are AVX2's 4 x 4 (small_units_take_nest,
-    // up to nest_untiled_bytes); elsewhere, and for larger units, the engine's setup. The memo's
-    // entry tells which ran (eval_memo_avx2 is the build where both ways occur at the thresholds
-    // users get); the values are checked against the loop (pack) and the round trip (unpacking
-    // the packed values gives the input back).
-    const bool avx2_tiles = lv::kernels::tile_of(8) == 4 && lv::kernels::line_tile_of(8) == 1;
+    // FLUX pack and unpack (1,C,H,H) fp32 past nest_bytes, up to nest_untiled_bytes, whose
+    // transpose per outer iteration (2C x H/2 elements of 8 bytes, 8CH bytes) holds at most
+    // nest_unit_bytes (1 KiB) where the target's tiles of 8 bytes are register tiles of 4 x 4 or
+    // 2 x 2 (AVX2, SSE2: small_units_take_nest), or is narrower than 8 x 8 with AVX-512's
+    // whole-line tiles, 4 x 4 elsewhere, on either side (narrow_units_take_nest), run and keep the
+    // nest; other shapes, the engine's setup. The memo's entry tells which ran; the values are
+    // checked against the loop (pack) and the round trip (unpacking the packed values gives the
+    // input back).
+    const bool register_tiles = lv::kernels::tile_of(8) <= 4 && lv::kernels::line_tile_of(8) == 1;
+    const index_t side = std::max<index_t>({lv::kernels::tile_of(8), lv::kernels::line_tile_of(8), 4});
     const auto x = make_buffer<float>(16 * 16 * 16);
     const std::pair<index_t, index_t> shapes[] = {{7, 14}, {16, 8}, {5, 22}, {2, 32}, {3, 6}, {16, 16}, {16, 4}, {16, 12}, {7, 14}};
     for (auto const& [C, H] : shapes) {
         const index_t hw = (H / 2) * (H / 2), bytes = C * H * H * 4;
         const std::size_t n = static_cast<std::size_t>(C * H * H);
         const bool nest = bytes <= lv::nest_bytes ||
-                          (avx2_tiles && bytes <= lv::nest_untiled_bytes && 8 * C * H <= 1024);
+                          (bytes <= lv::nest_untiled_bytes &&
+                           ((register_tiles && 8 * C * H <= 1024) || std::min(2 * C, H / 2) < side));
         BOOST_TEST_CONTEXT("(1," << C << "," << H << "," << H << "), nest " << nest)
         {
             std::vector<float> packed(n + 1, sentinel<float>()), back(n + 1, sentinel<float>());

@@ -76,10 +76,10 @@ inline bool takes_nest(const loop_plan& p, index_t size, index_t small = nest_by
   return E != 0 && E < 64 && (E > 8 || kernels::tile_of(static_cast<int>(E)) == 1);
 }
 
-/// Transposes of 8-byte elements (FLUX's fp32 pairs) in AVX2's 4 x 4 register tiles, up to
-/// nest_untiled_bytes in all, whose transpose per outer iteration (nA x nB elements, one work
-/// unit at these sizes) holds at most nest_unit_bytes: run_plain checks the engine plan and runs
-/// the nest instead. There the tiles are few per unit (a side of 4 to 16 indices, edge tiles
+/// Transposes of 8-byte elements (FLUX's fp32 pairs) in register tiles (AVX2's 4 x 4, SSE2's
+/// 2 x 2), up to nest_untiled_bytes in all, whose transpose per outer iteration (nA x nB
+/// elements, one work unit at these sizes) holds at most nest_unit_bytes: run_plain checks the
+/// engine plan and runs the nest instead. There the tiles are few per unit (a side of 4 to 16 indices, edge tiles
 /// moved back over the last), and the unit's set-up (row pointers from the offset tables, a sweep
 /// per tile of A) costs more than they save: (1,16,8,8) FLUX pack took 3941 instructions a call
 /// in the engine, 123 per tile, against 2639 as a nest. The two kernels alone on one plan,
@@ -90,14 +90,17 @@ inline bool takes_nest(const loop_plan& p, index_t size, index_t small = nest_by
 /// (10,3,40) 0.52, (4,16,8) 1.00, (12,5,20) 1.15 (0.81-1.23), (10,40,3) 1.14. Larger units keep
 /// the tiles: (8,12,12) 1.27 (1152 bytes), (1,16,16,16) unpack 1.17 (2 KiB), (7,100,2).permute(
 /// 1,0,2) fp32 2.27 (one unit of 5600 bytes), though (1,16,12,12) pack (1536) read 0.69. Not for
-/// 4-byte elements (AVX2's 8 x 8 tiles): bf16 FLUX unpack (1,7,14,14) 1.20, (1,16,16,16) 3.92; nor
-/// for SSE2's 2 x 2 tiles of 8 bytes: unpack (1,7,14,14) 1.03, (1,16,16,16) 1.53. AVX-512's
-/// whole-line tiles won from 4 KiB (nest_bytes).
+/// 4-byte elements (AVX2's 8 x 8 tiles): bf16 FLUX unpack (1,7,14,14) 1.20, (1,16,16,16) 3.92.
+/// AVX-512's whole-line tiles won from 4 KiB (nest_bytes). SSE2's 2 x 2 tiles measured 1.03 for
+/// unpack (1,7,14,14) on that VM; on the 2-core Zen 4 VM, built for x86-64 (SSE2), they lost
+/// (bench/ab_headers, engine -> nest, B/A medians of 9 rounds): FLUX pack (1,16,8,8) 2.18,
+/// (1,7,14,14) 1.98, (1,5,22,22) 1.56, (1,8,16,16) 1.61; unpack (1,7,14,14) 1.43, (1,5,22,22)
+/// 1.63; fp64 (16,8,8).permute(0,2,1) 1.76, (16,4,16) 2.17.
 inline constexpr index_t nest_unit_bytes = 1024;
-/// Example (AVX2): FLUX pack and unpack (1,7,14,14) fp32 (units of 14 x 7 8-byte elements, 784
-/// bytes): yes; (1,16,16,16) (2 KiB units), (32,32,2).permute(1,0,2) (one unit, 8 KiB): no.
+/// Example (AVX2, SSE2): FLUX pack and unpack (1,7,14,14) fp32 (units of 14 x 7 8-byte elements,
+/// 784 bytes): yes; (1,16,16,16) (2 KiB units), (32,32,2).permute(1,0,2) (one unit, 8 KiB): no.
 inline bool small_units_take_nest(const engine_plan& e, index_t bytes, index_t untiled = nest_untiled_bytes) {
-  return e.kind == engine_plan::transpose && e.elem == 8 && kernels::tile_of(8) == 4 && kernels::line_tile_of(8) == 1 &&
+  return e.kind == engine_plan::transpose && e.elem == 8 && kernels::tile_of(8) <= 4 && kernels::line_tile_of(8) == 1 &&
          bytes <= untiled && e.nA * e.nB * e.elem <= nest_unit_bytes;
 }
 
@@ -117,11 +120,44 @@ inline bool strided_takes_nest(const engine_plan& e, index_t bytes, index_t unti
   return e.kind == engine_plan::strided && bytes <= untiled;
 }
 
+/// The side of the tiles the engine moves E-byte elements in, for narrow_units_take_nest: the
+/// register tiles (micro<E>), or for 8-byte elements the whole-line tiles where the target has
+/// them (8 x 8 with AVX-512, whose units 4 to 7 wide ran faster as the nest; with 4-byte elements
+/// units 8 to 15 wide, under the whole-line tiles' 16, ran slower as the nest, see below); 1 for
+/// elements without a tile kernel.
+constexpr int unit_tile_side(int E) {
+  return E == 8 ? std::max({kernels::tile_of(8), kernels::line_tile_of(8), 4}) : kernels::tile_of(E);
+}
+
+/// Transposes of 1- to 8-byte elements up to nest_untiled_bytes in all whose transpose per outer
+/// iteration (nA x nB elements) is narrower than a tile on either side run as the nest: there
+/// every tile of the engine is an edge tile, moved back over the one before or element by
+/// element, and each unit pays the engine's set-up for a few elements.
+/// bench/ab_headers, engine -> nest, B/A medians of 9 rounds (dynamic chain built and copied per
+/// call, 1 thread, g++ 12 -O3 -march=native, 2-core Zen 4 VM, AVX-512): u8 (7,8,13,3).permute(
+/// 0,3,1,2) (units 104 x 3) 22.8; fp32 (4,16,4,2,2).permute(2,1,4,0,3) (8 x 2) 4.08,
+/// (64,3,11).permute(0,2,1) 4.09, (16,7,8) 1.37, FLUX pack (1,3,32,32) (6 x 16, 8-byte elements)
+/// 1.42; fp64 (13,3,8,2).permute(1,0,3,2) (8 x 2) 3.58, (20,5,9).permute(0,2,1) 1.83, (30,6,7)
+/// 2.13, (12,16,5) 1.96, FLUX unpack (1,4,32,8) fp32 (4 x 8) 2.30, (1,4,32,16) 1.17; bf16
+/// (100,7,5) 1.48; u8 (50,9,13) 1.63. Units as wide as a tile keep the engine (FLUX's other
+/// shapes, (32,8,8).permute(0,2,1) fp32, bf16 (24,12,12), u8 (32,16,16): 0.98-1.03 of before),
+/// and there the whole-line tiles' side would have cost them: fp32 (32,8,8) 0.79, (8,12,40) 0.52,
+/// bf16 (10,20,16) 0.76, u8 (32,16,16) 0.39, (4,40,40) 0.35. 16-byte elements are left alone:
+/// as the nest, fp32 (20,2,24,4).permute(0,2,1,3) ran 2.61x, but (64,3,8,4) 1.00 and bf16
+/// (64,3,8,8) 0.95.
+/// Example: fp32 (16,7,8).permute(0,2,1) (3.5 KiB, units 7 x 8): yes; (32,8,8).permute(0,2,1)
+/// (8 x 8): no.
+inline bool narrow_units_take_nest(const engine_plan& e, index_t bytes, index_t untiled = nest_untiled_bytes) {
+  if (e.kind != engine_plan::transpose || e.elem > 8 || bytes > untiled) return false;
+  const int side = unit_tile_side(e.elem);
+  return side > 1 && std::min(e.nA, e.nB) < side;
+}
+
 /// Whether engine plan e of a copy of `bytes` runs as the nest after all (run_plain asks once
-/// the plan is made): small units (small_units_take_nest) or a small strided plan
-/// (strided_takes_nest).
+/// the plan is made): small units (small_units_take_nest), narrow units
+/// (narrow_units_take_nest) or a small strided plan (strided_takes_nest).
 inline bool plan_takes_nest(const engine_plan& e, index_t bytes) {
-  return small_units_take_nest(e, bytes) || strided_takes_nest(e, bytes);
+  return small_units_take_nest(e, bytes) || narrow_units_take_nest(e, bytes) || strided_takes_nest(e, bytes);
 }
 
 namespace kernels {
