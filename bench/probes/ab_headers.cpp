@@ -15,7 +15,8 @@
 // copied into a contiguous destination (FLUX pack is (B,C,H/2,2,W/2,2) by (0,2,4,1,3,5), unpack
 // (B,H/2,W/2,C,2,2) by (0,3,1,4,2,5): the reshapes around them move no data).
 //
-//   driver E TH d0,d1,... p0,p1,...      (env ROUNDS, default 21; BYTES, bytes a round moves)
+//   driver E TH d0,d1,... p0,p1,...      (env ROUNDS, default 21; BYTES, bytes a round moves;
+//                                         DST_OFFSET, bytes the destination starts past a page)
 //
 // prints `A <GB/s> B <GB/s> B/A <median> [<quartiles>]` (GB/s: bytes read + written, medians of
 // the rounds; each round times A and B back to back, in alternating order), after checking that
@@ -125,7 +126,16 @@ int main(int argc, char** argv) {
   const auto bytes = static_cast<std::size_t>(n);
   // page-aligned, pages touched before any timing
   char* src = static_cast<char*>(std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096));
-  char* dst = static_cast<char*>(std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096));
+  // DST_OFFSET: where the destination starts in its page; 16 is where a glibc std::vector's
+  // data starts in its cache line, whose rows the engine streams differently (nt_shifted)
+  const long dst_off = std::getenv("DST_OFFSET") ? std::atol(std::getenv("DST_OFFSET")) : 0;
+  if (dst_off < 0 || dst_off >= 4096 || dst_off % esize != 0) {
+    std::fprintf(stderr, "ab_headers: DST_OFFSET %ld (a multiple of E in [0, 4096) taken)\n", dst_off);
+    return 2;
+  }
+  char* const dst_block =
+      static_cast<char*>(std::aligned_alloc(4096, (bytes + static_cast<std::size_t>(dst_off) + 4095) / 4096 * 4096));
+  char* const dst = dst_block + dst_off;
   std::vector<char> first(bytes);
   for (std::size_t i = 0; i < bytes; ++i) src[i] = static_cast<char>(i * 131 + i / 4093);
   const int rank = static_cast<int>(dims.size());
@@ -161,7 +171,7 @@ int main(int argc, char** argv) {
   std::printf("A %.1f B %.1f GB/s  B/A %.3f [%.3f %.3f]\n", median(a), median(b), median(ratio), median(ratio, 0.25),
               median(ratio, 0.75));
   std::free(src);
-  std::free(dst);
+  std::free(dst_block);
   return 0;
 }
 
