@@ -79,10 +79,11 @@ inline bool takes_nest(const loop_plan& p, index_t size, index_t small = nest_by
 /// Transposes of 8-byte elements (FLUX's fp32 pairs) in register tiles (AVX2's 4 x 4, SSE2's
 /// 2 x 2), up to nest_untiled_bytes in all, whose transpose per outer iteration (nA x nB
 /// elements, one work unit at these sizes) holds at most nest_unit_bytes: run_plain checks the
-/// engine plan and runs the nest instead. There the tiles are few per unit (a side of 4 to 16 indices, edge tiles
-/// moved back over the last), and the unit's set-up (row pointers from the offset tables, a sweep
-/// per tile of A) costs more than they save: (1,16,8,8) FLUX pack took 3941 instructions a call
-/// in the engine, 123 per tile, against 2639 as a nest. The two kernels alone on one plan,
+/// engine plan and runs the nest instead. There the tiles are few per unit (a side of 4 to 16
+/// indices, edge tiles moved back over the last), and the unit's set-up (row pointers from the
+/// offset tables, a sweep per tile of A) costs more than they save: (1,16,8,8) FLUX pack took
+/// 3941 instructions a call in the engine, 123 per tile, against 2639 as a nest. The two kernels
+/// alone on one plan,
 /// alternated in one process, nest's time over the engine's (medians of 7; 2-core Zen 3 VM, g++ 12
 /// -O3 -march=native): FLUX pack (1,C,H,H) fp32 (C,H) = (16,8) 0.59, (7,14) 0.54, (5,22) 0.65,
 /// (8,16) 0.85, (3,32) 0.68, (4,24) 0.73, (2,32) 0.76; unpack 0.48, 0.69, 0.66, 0.80, 0.66, 0.68,
@@ -134,17 +135,22 @@ constexpr int unit_tile_side(int E) {
 /// every tile of the engine is an edge tile, moved back over the one before or element by
 /// element, and each unit pays the engine's set-up for a few elements.
 /// bench/ab_headers, engine -> nest, B/A medians of 9 rounds (dynamic chain built and copied per
-/// call, 1 thread, g++ 12 -O3 -march=native, 2-core Zen 4 VM, AVX-512): u8 (7,8,13,3).permute(
-/// 0,3,1,2) (units 104 x 3) 22.8; fp32 (4,16,4,2,2).permute(2,1,4,0,3) (8 x 2) 4.08,
-/// (64,3,11).permute(0,2,1) 4.09, (16,7,8) 1.37, FLUX pack (1,3,32,32) (6 x 16, 8-byte elements)
-/// 1.42; fp64 (13,3,8,2).permute(1,0,3,2) (8 x 2) 3.58, (20,5,9).permute(0,2,1) 1.83, (30,6,7)
-/// 2.13, (12,16,5) 1.96, FLUX unpack (1,4,32,8) fp32 (4 x 8) 2.30, (1,4,32,16) 1.17; bf16
-/// (100,7,5) 1.48; u8 (50,9,13) 1.63. Units as wide as a tile keep the engine (FLUX's other
-/// shapes, (32,8,8).permute(0,2,1) fp32, bf16 (24,12,12), u8 (32,16,16): 0.98-1.03 of before),
-/// and there the whole-line tiles' side would have cost them: fp32 (32,8,8) 0.79, (8,12,40) 0.52,
-/// bf16 (10,20,16) 0.76, u8 (32,16,16) 0.39, (4,40,40) 0.35. 16-byte elements are left alone:
-/// as the nest, fp32 (20,2,24,4).permute(0,2,1,3) ran 2.61x, but (64,3,8,4) 1.00 and bf16
-/// (64,3,8,8) 0.95.
+/// call, 1 thread, g++ 12 -O3, 2-core Zen 4 VM), -march=native (AVX-512; x86-64-v3, AVX2;
+/// x86-64, SSE2): u8 (7,8,13,3).permute(0,3,1,2) (units 104 x 3) 19.5 (4.3, 1.9), (50,9,13)
+/// .permute(0,2,1) 1.62 (1.69, 1.69); bf16 (100,7,5) 1.55 (2.09, 1.86); fp32 (4,16,4,2,2)
+/// .permute(2,1,4,0,3) (8 x 2) 4.0 (4.1, 3.8), (64,3,11) 4.1 (5.5, 4.1), (16,7,8) 1.38 (1.74, 1.0:
+/// SSE2's side is 4); fp64 (13,3,8,2).permute(1,0,3,2) (8 x 2) 3.55 (1.0, 4.27), (20,3,9) 5.39
+/// (0.99, 4.06), (20,5,9) 2.24 (1.0, 2.03), (16,4,16) 2.35 (0.99, 2.17), (8,4,50) 1.55, (4,6,60)
+/// 1.43; FLUX unpack (1,4,32,8) fp32 (4 x 8) 2.66 (0.98, 2.94), pack (1,3,32,32) (6 x 16) 1.37
+/// (0.99, 1.27). (AVX2's 1.0 for 8-byte elements: small_units_take_nest took them already; SSE2's
+/// for 8-byte elements 4 to 7 wide likewise.) Units as wide as a tile keep the engine: fp32
+/// (32,8,8).permute(0,2,1), bf16 (24,12,12), u8 (32,16,16) and (8,24,24) read 0.99-1.01 on all
+/// three. There the whole-line tiles' side would have cost them (fp32 (32,8,8) 0.79, (8,12,40)
+/// 0.52, bf16 (10,20,16) 0.76, u8 (32,16,16) 0.39, (4,40,40) 0.35), and so would 8 for 8-byte
+/// elements without those tiles ((4,6,60) 0.73-0.79 with AVX2 and SSE2, (2,7,140) 0.67-0.84).
+/// Neither are 16-byte elements taken: as the nest, fp32 (20,2,24,4).permute(0,2,1,3) ran 2.61x,
+/// but (64,3,8,4) 1.00 and bf16 (64,3,8,8) 0.95. Nor units with much of their tiles moved twice
+/// (fp32 (9,9,13).permute(0,2,1), 9 x 13 in four 8 x 8 tiles, 1.09; u8 (6,17,33) 0.66).
 /// Example: fp32 (16,7,8).permute(0,2,1) (3.5 KiB, units 7 x 8): yes; (32,8,8).permute(0,2,1)
 /// (8 x 8): no.
 inline bool narrow_units_take_nest(const engine_plan& e, index_t bytes, index_t untiled = nest_untiled_bytes) {
