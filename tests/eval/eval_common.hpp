@@ -78,6 +78,15 @@ lv::engine_plan streamed_plan_of(auto const& e, index_t elem, void const* dst, i
     return p;
 }
 
+// The side of a tile of `E`-byte elements, restated from the engine's rule rather than read from
+// it (lv::unit_tile_side), so that a change to the rule fails the tests that use this: micro<E>'s
+// register tile, and for 8-byte elements the greatest of that, AVX-512's whole-line tile and 4.
+// Example: E = 4 -> 16 with AVX-512, 8 with AVX2, 4 with SSE2; E = 8 -> 8 with AVX-512, else 4.
+inline index_t tile_side_of(int E)
+{
+    return E == 8 ? std::max<index_t>({lv::kernels::tile_of(8), lv::kernels::line_tile_of(8), 4}) : lv::kernels::tile_of(E);
+}
+
 // A distinct-ish value for position i of a buffer, for every element type under test.
 template <class T>
 T value_at(index_t i)

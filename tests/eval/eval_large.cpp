@@ -827,12 +827,6 @@ BOOST_AUTO_TEST_CASE(narrow_units_take_the_nest)
     // whole-line tiles, else 4) run as the nest (narrow_units_take_nest), whatever this build's
     // thresholds; the values of each copy (this build runs every copy through the engine or the
     // nest as its defines say).
-    auto const plan_of = [](auto const& e, index_t elem) {
-        return lv::make_engine_plan(lv::contiguous_plan(lv::physical(lv::fold(e))), elem);
-    };
-    auto const side = [](int E) {
-        return E == 8 ? std::max({lv::kernels::tile_of(8), lv::kernels::line_tile_of(8), 4}) : lv::kernels::tile_of(E);
-    };
     // (a,b,c).permute(0,2,1) of T: units of b x c
     auto const check = [&]<class T>(T, index_t a, index_t b, index_t c) {
         auto const src = make_buffer<T>(a * b * c);
@@ -846,7 +840,7 @@ BOOST_AUTO_TEST_CASE(narrow_units_take_the_nest)
         {
             BOOST_TEST(p.kind == lv::engine_plan::transpose);
             BOOST_TEST(std::min(p.nA, p.nB) == std::min(b, c));
-            bool const want = side(E) > 1 && std::min(b, c) < side(E) && bytes <= 16384;
+            bool const want = tile_side_of(E) > 1 && std::min(b, c) < tile_side_of(E) && bytes <= 16384;
             BOOST_TEST(lv::narrow_units_take_nest(p, bytes, 16384) == want);
             check_eval<T>(e, std::array<index_t, 3>{a, c, b},
                           [&](index_t f) { return src[static_cast<std::size_t>(f / (b * c) * b * c + f % b * c + f / b % c)]; },

@@ -139,7 +139,7 @@ BOOST_AUTO_TEST_CASE(small_units_keep_the_nest)
     // checked against the loop (pack) and the round trip (unpacking the packed values gives the
     // input back).
     const bool register_tiles = lv::kernels::tile_of(8) <= 4 && lv::kernels::line_tile_of(8) == 1;
-    const index_t side = std::max<index_t>({lv::kernels::tile_of(8), lv::kernels::line_tile_of(8), 4});
+    const index_t side = tile_side_of(8);
     const auto x = make_buffer<float>(16 * 16 * 16);
     const std::pair<index_t, index_t> shapes[] = {{7, 14}, {16, 8}, {5, 22}, {2, 32}, {3, 6}, {16, 16}, {16, 4}, {16, 12}, {7, 14}};
     for (auto const& [C, H] : shapes) {
