@@ -269,3 +269,60 @@ BOOST_AUTO_TEST_CASE(peeled_rows_apart) {
     BOOST_TEST(clobbered == 0, "threads " << th << ": " << clobbered << " outside the view written");
   }
 }
+
+// Seams between units (kernels::shifted_carry): FLUX unpack into rows 16 bytes into a line, where
+// outer iteration h writes rows 2h and 2h + 1 of each channel and h + 1 the rows after them, so
+// each such seam line streams whole from the unit after, with the tail the unit before left; on
+// 1, 2 and 3 threads (ranges that start and end between such units: there the parts go plainly),
+// fp32 (8-byte elements) and 2-byte pairs (4-byte elements), into a dense destination and into
+// one whose channels lie 64 bytes apart (a row's tail that no row continues, stored plainly, the
+// gaps untouched). The plan is nt_shifted where this build has whole-line tiles.
+BOOST_AUTO_TEST_CASE(shifted_seams_across_units) {
+  const auto check = [&]<class T>(T, index_t B, index_t C, index_t H, index_t W, index_t gap) {
+    const index_t n = B * C * H * W, plane = H * W + gap;
+    std::vector<T> x(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(i * 2654435761u);
+    std::vector<T> buf(static_cast<std::size_t>(B * C * plane + 256 / sizeof(T)));
+    T* const y = buf.data() + (64 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64) / sizeof(T) + 16 / sizeof(T);
+    const auto e = from_blob(static_cast<const T*>(x.data()), {B, H * W / 4, C * 4})
+                       .view(B, H / 2, W / 2, C, 2, 2)
+                       .permute(0, 3, 1, 4, 2, 5)
+                       .reshape(B, C, H, W);
+    const auto to = from_blob(y, {B, C, H, W}, {C * plane, plane, W, index_t{1}});
+    const index_t E = 2 * static_cast<index_t>(sizeof(T));  // the plan's wide element: a pair
+    engine_plan ep = evaltest::plan_into(e, to, sizeof(T));
+    use_streaming_stores(ep, y, n * static_cast<index_t>(sizeof(T)));
+    const bool tiles = kernels::have_nt && kernels::line_tile_of(static_cast<int>(E)) > 1;
+    BOOST_TEST_CONTEXT("FLUX unpack (" << B << "," << C << "," << H << "," << W << ") of " << sizeof(T)
+                                       << "-byte elements, channels " << gap << " elements apart")
+    {
+      BOOST_TEST((!tiles || (ep.nt_shifted && ep.elem == E)),
+                 "nt " << ep.nt << ", shifted " << ep.nt_shifted << ", elem " << ep.elem);
+      for (unsigned th : {1u, 2u, 3u}) {
+        const T unset = static_cast<T>(-1);
+        std::fill(buf.begin(), buf.end(), unset);
+        copy(e, to, threads{th});
+        index_t bad = 0, clobbered = 0;
+        for (index_t b = 0; b < B; ++b)
+          for (index_t c = 0; c < C; ++c)
+            for (index_t i = 0; i < plane; ++i) {
+              const T got = y[(b * C + c) * plane + i];
+              if (i >= H * W) {
+                clobbered += got != unset;
+                continue;
+              }
+              const index_t h = i / W, w = i % W;  // from p[b, (h/2)(W/2) + w/2, 4c + 2(h%2) + w%2]
+              bad += got != x[static_cast<std::size_t>(((b * (H / 2) + h / 2) * (W / 2) + w / 2) * C * 4 + c * 4 +
+                                                        h % 2 * 2 + w % 2)];
+            }
+        clobbered += (y[-1] != unset) + (y[B * C * plane] != unset);
+        BOOST_TEST(bad == 0, "threads " << th << ": " << bad << " differ");
+        BOOST_TEST(clobbered == 0, "threads " << th << ": " << clobbered << " outside the view written");
+      }
+    }
+  };
+  check(float{}, 4, 16, 256, 256, 0);
+  check(float{}, 4, 16, 256, 256, 16);
+  check(std::uint16_t{}, 8, 16, 256, 256, 0);  // 16 MiB: streamed under every tuning
+  check(std::uint16_t{}, 8, 16, 256, 256, 32);
+}

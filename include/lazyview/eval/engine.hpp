@@ -68,6 +68,12 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
     const index_t rows = p.panels ? p.nB : p.nB - (p.blocks_b - 1) * p.block_b;
     carry_rows.reset(new (std::nothrow) char[static_cast<std::size_t>(rows) * 64]);
   }
+  // nt_shifted: the row tails a unit leaves for the next (kernels::shifted_carry), one for each row
+  // of the widest chunk of B at most. Without them, seams between units go plainly.
+  const index_t seam_rows = p.nt_shifted && lines ? p.nB - (p.blocks_b - 1) * p.block_b : 0;
+  std::unique_ptr<char[]> seam_room;
+  if (seam_rows > 0) seam_room.reset(new (std::nothrow) char[kernels::shifted_carry::bytes(seam_rows)]);
+  kernels::shifted_carry seams(seam_room.get(), seam_room ? seam_rows : 0);
   for (index_t u = first; u < last;) {
     // one outer iteration, or this range's units [j_first, j_last) of it
     const index_t j_first = u % units_per_outer, j_last = std::min(units_per_outer, j_first + (last - u));
@@ -192,6 +198,9 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
                 out = after.a1 - after.a0 >= kernels::rows_tile_of(p.elem);
               }
               carry = {carry_rows.get(), p.panels ? 0 : b_begin, k - along >= j_first && blk > 0, out};
+            } else if (seam_room) {
+              const index_t at = u + (k - j_first);  // this unit's index: in, the one before ran; out, the next runs
+              carry = {nullptr, 0, at > first, at + 1 < last, &seams};
             }
             if (kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next, carry)) continue;
           }

@@ -401,7 +401,7 @@ bool transpose_unit_lines_of(const engine_plan& p, const char* s, char* d, const
     constexpr bool wide = line_tile_of(E) > 1;
     if constexpr (wide) {
       if (p.nt_shifted) {
-        transpose_shifted_tiles<E>(s, d, offA, offB, p.nA, c.b0, c.b1, next);
+        transpose_shifted_tiles<E>(s, d, offA, offB, p.nA, c.b0, c.b1, next, carry);
         return true;
       }
       if constexpr (E == 1) {  // (staged_source_rows: bytes only)

@@ -11,6 +11,8 @@ namespace lazyview {
 
 namespace kernels {
 
+struct shifted_carry;
+
 /// The line a streamed unit of nt_rows leaves unfinished at the end of each destination row,
 /// for the unit of the next block of A over the same rows to complete: a row's piece ends
 /// mid-line where that unit's starts. Chunk-major, that unit runs next (units of one chunk of B
@@ -27,6 +29,41 @@ struct line_carry {
   char* rows = nullptr;  ///< nullptr: no carry (every row's ends go plainly)
   index_t b0 = 0;
   bool in = false, out = false;
+  shifted_carry* seams = nullptr;  ///< nt_shifted's instead of rows (in and out as above)
+};
+
+/// The row tails that a unit of an nt_shifted plan (kernels::transpose_shifted_tiles) leaves
+/// for the unit that runs after it on the same thread, whose rows may start where they end
+/// (FLUX unpack: outer iteration h writes rows 2h and 2h + 1 of each channel, h + 1 the rows
+/// after them): two lists of each row's end and its last line (unshifted), one filled while the
+/// unit reads the other, in turn. A seam line so joined streams whole, where its two parts went
+/// plainly, each a line read for ownership.
+/// Why: on the 2-core Intel Xeon VM (Emerald Rapids), FLUX unpack bf16 (4,16,256,256) into a
+/// std::vector (rows 16 bytes into a line), 1 thread, ran 13.7 GB/s with those seams plain and
+/// 25 with them left out (wrong values, the same streamed lines); into an aligned buffer, 27.
+/// Carried, bench/ab_headers (DST_OFFSET=16, B/A medians of 9 rounds): FLUX unpack bf16
+/// (4,16,256,256) 1.42x (2 threads 1.41x), fp32 1.38x (1.33x), fp32 (16,16,256,256) 1.30x; pack,
+/// whose units' rows lie back to back already but for the first, 1.01-1.03x; (3200,64,64).
+/// permute(0,2,1) uint8 1.09x, (1600,64,64) 2-byte 1.08x, (1000,64,50) fp32 1.04x.
+/// Example: FLUX unpack fp32 (4,16,256,256) into a std::vector: units of 32 rows (16 channels
+/// by 2), whose 16 tails each the next unit's 16 heads continue.
+/// @pre buf holds bytes(rows); a unit has at most `rows` rows.
+struct shifted_carry {
+  char** ends[2];  ///< per list, the rows' ends (one past their last byte)
+  char* lines[2];  ///< per list, 64 bytes an entry: each row's last line
+  index_t n[2] = {0, 0};
+  int in = 0;  ///< the list the next unit reads; it fills 1 - in
+  /// Space for lists of `rows` entries each in `buf`, of bytes(rows).
+  static constexpr std::size_t bytes(index_t rows) {
+    return static_cast<std::size_t>(rows) * 2 * (64 + sizeof(char*)) + 64;
+  }
+  shifted_carry(char* buf, index_t rows) {
+    char* const at = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(buf) + 63) & ~std::uintptr_t{63});
+    lines[0] = at;
+    lines[1] = at + rows * 64;
+    ends[0] = reinterpret_cast<char**>(at + 2 * rows * 64);
+    ends[1] = ends[0] + rows;
+  }
 };
 
 /// Streams one destination row out of a buffer row laid out like its lines: `buf` is the line

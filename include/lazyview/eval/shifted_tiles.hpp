@@ -5,12 +5,14 @@
 // moved by m in registers, its first m bytes taken from the row's line before (one two-source
 // permute a line), and streams to the aligned line it covers: no buffer between the tiles and
 // memory. The line a row's tail shares with the next row's head streams too where the two rows
-// lie back to back; elsewhere each part of it goes plainly.
+// lie back to back, in one unit or in two that run one after the other on a thread (a unit's
+// tails carried to the next, shifted_carry); elsewhere each part of it goes plainly.
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
 #include "engine_kernels.hpp"
+#include "line_writer.hpp"  // line_carry
 
 namespace lazyview {
 
@@ -63,15 +65,20 @@ class line_shift {
 /// stage their source lines, as transpose_lines does), the tiles sweep A; a row's first line is
 /// kept for its seam, each later one streams shifted onto the aligned line it straddles. After
 /// the sweep, each row's seam goes out: streamed whole, with the last m bytes of the row before,
-/// where that row ends at this one's start, else its two parts plainly. The unit's last row's
-/// tail goes plainly. `next`: asked for a share per step (unit_requests).
+/// where that row ends at this one's start, else its two parts plainly. With carry.seams, a head
+/// that no row of the unit continues is joined to the tail of the unit before that ends where it
+/// starts, if carry.in (that unit ran just before on this thread) and it left one, and tails that
+/// no row of this unit continues are kept for the unit after, if carry.out (it runs next), not
+/// stored plainly; tails of the unit before that no head joined go plainly at the end.
+/// `next`: asked for a share per step (unit_requests).
 /// Example: FLUX pack (4,16,256,256) fp32 into a std::vector (16 mod 64): 8-byte elements, A = 32
 /// (rows of 256 bytes back to back), units of 256 rows of B; per step of 8 rows, 4 tiles along A:
-/// lines 1-3 of each row stream shifted, then 8 seams (one of them, the unit's first, plainly).
+/// lines 1-3 of each row stream shifted, then 8 seams (the unit's first with the last tail of
+/// the unit before, kept where that unit ran just before on this thread, else plainly).
 /// @pre line_tile_of(E) > 1, na * E a multiple of 64, b_end - b_begin >= 1, 0 < m < 64, m % E == 0.
 template <int E>
 void transpose_shifted_tiles(const char* s, char* d, const index_t* offA, const index_t* offB, index_t na,
-                             index_t b_begin, index_t b_end, const unit_source& next) {
+                             index_t b_begin, index_t b_end, const unit_source& next, const line_carry& carry = {}) {
   using micro_t = line_micro<E>;
   constexpr int T = micro_t::T, TB = micro_t::TB, G = 64 / (TB * E), R = G * TB;
   const index_t m = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(d + offB[b_begin]) & 63);
@@ -93,6 +100,33 @@ void transpose_shifted_tiles(const char* s, char* d, const index_t* offA, const 
     alignas(64) char img[64];
     _mm512_store_si512(img, line);
     std::memcpy(end - m, img + 64 - m, static_cast<std::size_t>(m));
+  };
+  // the tails the unit before left (list li) and those this one leaves (lo), see shifted_carry
+  shifted_carry* const c = carry.seams;
+  const bool from = c && carry.in, to = c && carry.out;
+  const int li = c ? c->in : 0, lo = 1 - li;
+  if (to) c->n[lo] = 0;
+  index_t hint = 0;  // where the in-list is searched from: rows come in the order their tails went
+  // a row's tail where no row of this unit starts at its end: kept for the next unit, or plainly
+  const auto tail_out = [&](char* end, __m512i line) {
+    if (!to) return tail_plain(end, line);
+    const index_t k = c->n[lo]++;
+    c->ends[lo][k] = end;
+    _mm512_store_si512(c->lines[lo] + 64 * k, line);
+  };
+  // a row's head where no row of this unit ends at its start: joined to a carried tail, or plainly
+  const auto head_in = [&](char* row, __m512i line) {
+    const index_t n = from ? c->n[li] : 0;
+    for (index_t q = 0; q < n; ++q) {
+      const index_t k = hint + q < n ? hint + q : hint + q - n;
+      if (c->ends[li][k] != row) continue;
+      const __m512i tail = _mm512_load_si512(c->lines[li] + 64 * k);
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(row - m), shift.of(tail, line));
+      c->ends[li][k] = nullptr;
+      hint = k + 1;
+      return;
+    }
+    head_plain(row, line);
   };
   index_t b = b_begin;
   for (index_t step = 0; b < b_end; ++step) {
@@ -124,15 +158,19 @@ void transpose_shifted_tiles(const char* s, char* d, const index_t* offA, const 
       if (prev_end == drow[j]) {
         _mm512_stream_si512(reinterpret_cast<__m512i*>(drow[j] - m), shift.of(prev_last, first[j]));
       } else {
-        if (prev_end) tail_plain(prev_end, prev_last);
-        head_plain(drow[j], first[j]);
+        if (prev_end) tail_out(prev_end, prev_last);
+        head_in(drow[j], first[j]);
       }
       prev_end = drow[j] + na * E;
       prev_last = last[j];
     }
     b += rows;
   }
-  tail_plain(prev_end, prev_last);
+  tail_out(prev_end, prev_last);
+  if (from)  // tails no row of this unit continued
+    for (index_t k = 0; k < c->n[li]; ++k)
+      if (c->ends[li][k]) tail_plain(c->ends[li][k], _mm512_load_si512(c->lines[li] + 64 * k));
+  if (to) c->in = lo;
 }
 #endif  // __AVX512F__
 
