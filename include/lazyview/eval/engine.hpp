@@ -63,14 +63,15 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   // nt_rows: a line per row of the widest chunk of B (kernels::line_carry; at most 511 rows,
   // too many for the stack of every call), in panels per row of B. Without it, rows' ends go
   // plainly.
+  const index_t widest_b = p.nB - (p.blocks_b - 1) * p.block_b;  // B rows of the last, widest chunk
   std::unique_ptr<char[]> carry_rows;
   if (p.nt_rows && lines) {
-    const index_t rows = p.panels ? p.nB : p.nB - (p.blocks_b - 1) * p.block_b;
+    const index_t rows = p.panels ? p.nB : widest_b;
     carry_rows.reset(new (std::nothrow) char[static_cast<std::size_t>(rows) * 64]);
   }
   // nt_shifted: the row tails a unit leaves for the next (kernels::shifted_carry), one for each row
   // of the widest chunk of B at most. Without them, seams between units go plainly.
-  const index_t seam_rows = p.nt_shifted && lines ? p.nB - (p.blocks_b - 1) * p.block_b : 0;
+  const index_t seam_rows = p.nt_shifted && lines ? widest_b : 0;
   std::unique_ptr<char[]> seam_room;
   if (seam_rows > 0) seam_room.reset(new (std::nothrow) char[kernels::shifted_carry::bytes(seam_rows)]);
   kernels::shifted_carry seams(seam_room.get(), seam_room ? seam_rows : 0);
@@ -199,7 +200,8 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
               }
               carry = {carry_rows.get(), p.panels ? 0 : b_begin, k - along >= j_first && blk > 0, out};
             } else if (seam_room) {
-              const index_t at = u + (k - j_first);  // this unit's index: in, the one before ran; out, the next runs
+              // in: the unit before ran just before on this thread; out: the next runs next
+              const index_t at = u + (k - j_first);  // this unit's index
               carry = {nullptr, 0, at > first, at + 1 < last, &seams};
             }
             if (kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next, carry)) continue;
