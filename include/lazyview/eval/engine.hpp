@@ -71,7 +71,7 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
   }
   // nt_shifted: the row tails a unit leaves for the next (kernels::shifted_carry), one for each row
   // of the widest chunk of B at most. Without them, seams between units go plainly.
-  const index_t seam_rows = p.nt_shifted && lines ? widest_b : 0;
+  const index_t seam_rows = p.nt_shifted ? widest_b : 0;
   std::unique_ptr<char[]> seam_room;
   if (seam_rows > 0) seam_room.reset(new (std::nothrow) char[kernels::shifted_carry::bytes(seam_rows)]);
   kernels::shifted_carry seams(seam_room.get(), seam_room ? seam_rows : 0);
@@ -184,8 +184,8 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
               if (kernels::odometer_step(p.outer, p.nouter, idx_next, s_next, d_next)) next = unit(0, s_next);
             }
           }
+          kernels::line_carry carry;
           if (lines) {
-            kernels::line_carry carry;
             if (p.nt_rows && carry_rows) {
               // The unit of block blk - 1 over this chunk is `along` units back (chunk-major, the
               // one before; in panels, a panel's before), and carries in if this range ran it.
@@ -199,13 +199,14 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
                 out = after.a1 - after.a0 >= kernels::rows_tile_of(p.elem);
               }
               carry = {carry_rows.get(), p.panels ? 0 : b_begin, k - along >= j_first && blk > 0, out};
-            } else if (seam_room) {
-              // in: the unit before ran just before on this thread; out: the next runs next
-              const index_t at = u + (k - j_first);  // this unit's index
-              carry = {nullptr, 0, at > first, at + 1 < last, &seams};
             }
-            if (kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next, carry)) continue;
           }
+          if (seam_room) {
+            // in: the unit before ran just before on this thread; out: the next runs next
+            const index_t at = u + (k - j_first);  // this unit's index
+            carry = {nullptr, 0, at > first, at + 1 < last, &seams};
+          }
+          if (lines && kernels::transpose_unit_lines(p, s, d, offA, offB, cur, next, carry)) continue;
           // (staged bytes with whole-line tiles went by transpose_unit_lines; here AVX2's)
           if (p.staged_rows && p.elem == 1 &&
               kernels::transpose_staged_rows<1>(s, d, offA, offB, a_begin, a_end, b_begin, b_end,
@@ -213,10 +214,10 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
             continue;
           if (p.nt_shifted) {
             switch (p.elem) {
-              case 1: kernels::transpose_shifted<1>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
-              case 2: kernels::transpose_shifted<2>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
-              case 4: kernels::transpose_shifted<4>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
-              case 8: kernels::transpose_shifted<8>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next); break;
+              case 1: kernels::transpose_shifted<1>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next, carry); break;
+              case 2: kernels::transpose_shifted<2>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next, carry); break;
+              case 4: kernels::transpose_shifted<4>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next, carry); break;
+              case 8: kernels::transpose_shifted<8>(p, s, d, offA, offB, b_begin, b_end, src_ahead, next, carry); break;
             }
             continue;
           }

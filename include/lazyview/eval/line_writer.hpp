@@ -32,25 +32,29 @@ struct line_carry {
   shifted_carry* seams = nullptr;  ///< nt_shifted's instead of rows (in and out as above)
 };
 
-/// The row tails that a unit of an nt_shifted plan (kernels::transpose_shifted_tiles) leaves
-/// for the unit that runs after it on the same thread, whose rows may start where they end
-/// (FLUX unpack: outer iteration h writes rows 2h and 2h + 1 of each channel, h + 1 the rows
-/// after them): two lists of each row's end and its last line (unshifted), one filled while the
-/// unit reads the other, in turn. A seam line so joined streams whole, where its two parts went
-/// plainly, each a line read for ownership.
+/// The row tails that a unit of an nt_shifted plan (kernels::transpose_shifted_tiles, or
+/// transpose_shifted without whole-line tiles) leaves for the unit that runs after it on the
+/// same thread, whose rows may start where they end (FLUX unpack: outer iteration h writes rows
+/// 2h and 2h + 1 of each channel, h + 1 the rows after them): two lists of each row's end and a
+/// line whose last m bytes are its tail, one filled while the unit reads the other, in turn. A
+/// seam line so joined streams whole, where its two parts went plainly, each a line read for
+/// ownership.
 /// Why: on the 2-core Intel Xeon VM (Emerald Rapids), FLUX unpack bf16 (4,16,256,256) into a
 /// std::vector (rows 16 bytes into a line), 1 thread, ran 13.7 GB/s with those seams plain and
 /// 25 with them left out (wrong values, the same streamed lines); into an aligned buffer, 27.
 /// Carried, bench/ab_headers (DST_OFFSET=16, B/A medians of 9 rounds): FLUX unpack bf16
 /// (4,16,256,256) 1.42x (2 threads 1.41x), fp32 1.38x (1.33x), fp32 (16,16,256,256) 1.30x; pack,
 /// whose units' rows lie back to back already but for the first, 1.01-1.03x; (3200,64,64).
-/// permute(0,2,1) uint8 1.09x, (1600,64,64) 2-byte 1.08x, (1000,64,50) fp32 1.04x.
+/// permute(0,2,1) uint8 1.09x, (1600,64,64) 2-byte 1.08x, (1000,64,50) fp32 1.04x. The same
+/// VM, built for AVX2 (transpose_shifted's register tiles): FLUX unpack bf16 (4,16,256,256)
+/// 1.14x (2 threads 1.09x), fp32 1.19x (1.16x), fp32 (16,16,256,256) 1.29x; pack 1.02-1.07x;
+/// built for x86-64 (SSE2), unpack 1.15x (bf16) and 1.25x (fp32).
 /// Example: FLUX unpack fp32 (4,16,256,256) into a std::vector: units of 32 rows (16 channels
 /// by 2), whose 16 tails each the next unit's 16 heads continue.
 /// @pre buf holds bytes(rows); a unit has at most `rows` rows.
 struct shifted_carry {
   char** ends[2];  ///< per list, the rows' ends (one past their last byte)
-  char* lines[2];  ///< per list, 64 bytes an entry: each row's last line
+  char* lines[2];  ///< per list, 64 bytes an entry, whose last m are the row's last m bytes
   index_t n[2] = {0, 0};
   int in = 0;  ///< the list the next unit reads; it fills 1 - in
   /// Space for lists of `rows` entries each in `buf`, of bytes(rows).
@@ -64,6 +68,55 @@ struct shifted_carry {
     ends[0] = reinterpret_cast<char**>(at + 2 * rows * 64);
     ends[1] = ends[0] + rows;
   }
+};
+
+/// One unit's use of a shifted_carry (of line_carry::seams; none: every seam part goes plainly),
+/// the same for both nt_shifted kernels (transpose_shifted_tiles, transpose_shifted): keep() the
+/// tail of a row that no row of the unit continues, take() the tail that ends where a head of
+/// the unit starts, and close() at the unit's end, which stores the tails of the unit before
+/// that no head took.
+/// Example: FLUX unpack fp32 (4,16,256,256) into a std::vector, units of 32 rows: a unit keeps
+/// its 16 rows 2h + 1's tails; the next takes each for its row 2h + 2 and closes with none left.
+class seam_lists {
+ public:
+  explicit seam_lists(const line_carry& carry)
+      : c_(carry.seams), from_(c_ && carry.in), to_(c_ && carry.out), li_(c_ ? c_->in : 0) {
+    if (to_) c_->n[1 - li_] = 0;
+  }
+  /// Where the row ending at `end` leaves its 64-byte entry (tail last) for the next unit;
+  /// nullptr: it runs on no next unit of this thread, the tail goes plainly.
+  char* keep(char* end) {
+    if (!to_) return nullptr;
+    const index_t k = c_->n[1 - li_]++;
+    c_->ends[1 - li_][k] = end;
+    return c_->lines[1 - li_] + 64 * k;
+  }
+  /// The entry the unit before kept for a row ending at `row` (now taken), or nullptr.
+  const char* take(const char* row) {
+    const index_t n = from_ ? c_->n[li_] : 0;
+    for (index_t q = 0; q < n; ++q) {
+      const index_t k = hint_ + q < n ? hint_ + q : hint_ + q - n;
+      if (c_->ends[li_][k] != row) continue;
+      c_->ends[li_][k] = nullptr;
+      hint_ = k + 1;
+      return c_->lines[li_] + 64 * k;
+    }
+    return nullptr;
+  }
+  /// plain(end, entry) for each entry of the unit before that no head took.
+  template <class Plain>
+  void close(Plain plain) {
+    if (from_)
+      for (index_t k = 0; k < c_->n[li_]; ++k)
+        if (c_->ends[li_][k]) plain(c_->ends[li_][k], c_->lines[li_] + 64 * k);
+    if (to_) c_->in = 1 - li_;
+  }
+
+ private:
+  shifted_carry* c_;
+  bool from_, to_;
+  int li_;  // the list read; the other is filled
+  index_t hint_ = 0;  // where take() searches from: rows come in the order their tails went
 };
 
 /// Streams one destination row out of a buffer row laid out like its lines: `buf` is the line

@@ -12,7 +12,7 @@
 #include <type_traits>
 
 #include "engine_kernels.hpp"
-#include "line_writer.hpp"  // line_carry
+#include "line_writer.hpp"  // line_carry, seam_lists
 
 namespace lazyview {
 
@@ -101,32 +101,20 @@ void transpose_shifted_tiles(const char* s, char* d, const index_t* offA, const 
     _mm512_store_si512(img, line);
     std::memcpy(end - m, img + 64 - m, static_cast<std::size_t>(m));
   };
-  // the tails the unit before left (list li) and those this one leaves (lo), see shifted_carry
-  shifted_carry* const c = carry.seams;
-  const bool from = c && carry.in, to = c && carry.out;
-  const int li = c ? c->in : 0, lo = 1 - li;
-  if (to) c->n[lo] = 0;
-  index_t hint = 0;  // where the in-list is searched from: rows come in the order their tails went
+  seam_lists lists(carry);  // the tails the unit before left, and those this one leaves
   // a row's tail where no row of this unit starts at its end: kept for the next unit, or plainly
   const auto tail_out = [&](char* end, __m512i line) {
-    if (!to) return tail_plain(end, line);
-    const index_t k = c->n[lo]++;
-    c->ends[lo][k] = end;
-    _mm512_store_si512(c->lines[lo] + 64 * k, line);
+    if (char* const at = lists.keep(end))
+      _mm512_store_si512(at, line);
+    else
+      tail_plain(end, line);
   };
   // a row's head where no row of this unit ends at its start: joined to a carried tail, or plainly
   const auto head_in = [&](char* row, __m512i line) {
-    const index_t n = from ? c->n[li] : 0;
-    for (index_t q = 0; q < n; ++q) {
-      const index_t k = hint + q < n ? hint + q : hint + q - n;
-      if (c->ends[li][k] != row) continue;
-      const __m512i tail = _mm512_load_si512(c->lines[li] + 64 * k);
-      _mm512_stream_si512(reinterpret_cast<__m512i*>(row - m), shift.of(tail, line));
-      c->ends[li][k] = nullptr;
-      hint = k + 1;
-      return;
-    }
-    head_plain(row, line);
+    if (const char* const tail = lists.take(row))
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(row - m), shift.of(_mm512_load_si512(tail), line));
+    else
+      head_plain(row, line);
   };
   index_t b = b_begin;
   for (index_t step = 0; b < b_end; ++step) {
@@ -167,10 +155,7 @@ void transpose_shifted_tiles(const char* s, char* d, const index_t* offA, const 
     b += rows;
   }
   tail_out(prev_end, prev_last);
-  if (from)  // tails no row of this unit continued
-    for (index_t k = 0; k < c->n[li]; ++k)
-      if (c->ends[li][k]) tail_plain(c->ends[li][k], _mm512_load_si512(c->lines[li] + 64 * k));
-  if (to) c->in = lo;
+  lists.close([&](char* end, const char* line) { tail_plain(end, _mm512_load_si512(line)); });
 }
 #endif  // __AVX512F__
 
