@@ -185,23 +185,20 @@ inline void run_engine(const engine_plan& p, const char* src, char* dst, index_t
             }
           }
           kernels::line_carry carry;
-          if (lines) {
-            if (p.nt_rows && carry_rows) {
-              // The unit of block blk - 1 over this chunk is `along` units back (chunk-major, the
-              // one before; in panels, a panel's before), and carries in if this range ran it.
-              // The next block is carried to only if it is a tile wide, since it then runs these
-              // tiles too (a narrower last block runs in place).
-              const index_t along = p.panels ? p.blocks_b : 1;
-              const index_t blk = chunk_major ? k % p.blocks_a : k / p.blocks_b;
-              bool out = k + along < j_last && blk + 1 < p.blocks_a;
-              if (out) {
-                const kernels::unit_source after = unit(k + along, s);
-                out = after.a1 - after.a0 >= kernels::rows_tile_of(p.elem);
-              }
-              carry = {carry_rows.get(), p.panels ? 0 : b_begin, k - along >= j_first && blk > 0, out};
+          if (carry_rows) {  // (nt_rows with lines)
+            // The unit of block blk - 1 over this chunk is `along` units back (chunk-major, the
+            // one before; in panels, a panel's before), and carries in if this range ran it.
+            // The next block is carried to only if it is a tile wide, since it then runs these
+            // tiles too (a narrower last block runs in place).
+            const index_t along = p.panels ? p.blocks_b : 1;
+            const index_t blk = chunk_major ? k % p.blocks_a : k / p.blocks_b;
+            bool out = k + along < j_last && blk + 1 < p.blocks_a;
+            if (out) {
+              const kernels::unit_source after = unit(k + along, s);
+              out = after.a1 - after.a0 >= kernels::rows_tile_of(p.elem);
             }
-          }
-          if (seam_room) {
+            carry = {carry_rows.get(), p.panels ? 0 : b_begin, k - along >= j_first && blk > 0, out};
+          } else if (seam_room) {
             // in: the unit before ran just before on this thread; out: the next runs next
             const index_t at = u + (k - j_first);  // this unit's index
             carry = {nullptr, 0, at > first, at + 1 < last, &seams};

@@ -73,8 +73,8 @@ struct shifted_carry {
 /// One unit's use of a shifted_carry (of line_carry::seams; none: every seam part goes plainly),
 /// the same for both nt_shifted kernels (transpose_shifted_tiles, transpose_shifted): keep() the
 /// tail of a row that no row of the unit continues, take() the tail that ends where a head of
-/// the unit starts, and close() at the unit's end, which stores the tails of the unit before
-/// that no head took.
+/// the unit starts, and close(m) at the unit's end, which stores plainly the tails of the unit
+/// before that no head took (an entry's last m bytes, to the m bytes before its row's end).
 /// Example: FLUX unpack fp32 (4,16,256,256) into a std::vector, units of 32 rows: a unit keeps
 /// its 16 rows 2h + 1's tails; the next takes each for its row 2h + 2 and closes with none left.
 class seam_lists {
@@ -103,12 +103,12 @@ class seam_lists {
     }
     return nullptr;
   }
-  /// plain(end, entry) for each entry of the unit before that no head took.
-  template <class Plain>
-  void close(Plain plain) {
+  /// Stores plainly each tail of m bytes that the unit before kept and no head took.
+  void close(index_t m) {
     if (from_)
       for (index_t k = 0; k < c_->n[li_]; ++k)
-        if (c_->ends[li_][k]) plain(c_->ends[li_][k], c_->lines[li_] + 64 * k);
+        if (char* const end = c_->ends[li_][k])
+          std::memcpy(end - m, c_->lines[li_] + 64 * k + 64 - m, static_cast<std::size_t>(m));
     if (to_) c_->in = 1 - li_;
   }
 

@@ -52,9 +52,7 @@ class row_seams {
   }
   void finish(const char* tail) {
     if (pending_) tail_out(tail);
-    lists_.close([this](char* end, const char* line) {
-      std::memcpy(end - m_, line + 64 - m_, static_cast<std::size_t>(m_));
-    });
+    lists_.close(m_);
   }
 
  private:

@@ -155,7 +155,7 @@ void transpose_shifted_tiles(const char* s, char* d, const index_t* offA, const 
     b += rows;
   }
   tail_out(prev_end, prev_last);
-  lists.close([&](char* end, const char* line) { tail_plain(end, _mm512_load_si512(line)); });
+  lists.close(m);
 }
 #endif  // __AVX512F__
 
