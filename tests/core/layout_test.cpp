@@ -35,6 +35,12 @@ std::vector<index_t> factorise(index_t n, int parts, std::mt19937& rng) {
   return out;
 }
 
+constexpr index_t sizes_234[] = {2, 3, 4};
+constexpr index_t sizes_205[] = {2, 0, 5};
+static_assert(product_of(3, [](int i) { return sizes_234[i]; }) == 24);
+static_assert(product_of(3, [](int i) { return sizes_205[i]; }) == 0);
+static_assert(product_of(0, [](int) -> index_t { return 7; }) == 1);
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(align_preserves_offsets_and_groups_on_shared_boundaries) {
@@ -137,4 +143,18 @@ BOOST_AUTO_TEST_CASE(printing_marks_static_values) {
   st.push_back(dv(3));
   st.push_back(sv(1));
   BOOST_TEST(layout_string(sz, st) == "(_2,3):(3,_1)");
+}
+
+// product_of (the scalar product that shown numels and plan loop counts use) equals the plain
+// product, zeros anywhere included.
+BOOST_AUTO_TEST_CASE(product_of_is_the_plain_product) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<index_t> size(0, 6);
+  for (int t = 0; t < 2000; ++t) {
+    const int n = static_cast<int>(rng() % 9);
+    std::vector<index_t> v(static_cast<std::size_t>(n));
+    index_t plain = 1;
+    for (index_t& x : v) plain *= (x = size(rng));
+    BOOST_TEST(product_of(n, [&](int i) { return v[static_cast<std::size_t>(i)]; }) == plain);
+  }
 }

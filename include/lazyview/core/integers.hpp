@@ -58,6 +58,24 @@ constexpr ival dv(index_t v) { return {v, false}; }
 /// |x|: how far a stride steps, whichever way. Example: magnitude(-12) is 12.
 constexpr index_t magnitude(index_t x) { return x < 0 ? -x : x; }
 
+/// The product of f(0), ..., f(n - 1), multiplied one after another; 0 at the first factor of 0.
+/// @pre every factor >= 0. Example: sizes (2,3,4) -> 24; (2,0,5) -> 0.
+/// The early return is what keeps the loop scalar (compilers do not vectorise a loop that can
+/// leave early). g++ 12 -O3 -march=native on an AVX-512 Intel core vectorised the plain loop
+/// `for (...) n *= size[i]` into vpmullq steps (15 cycles each there, imul 3) whose 16- to
+/// 64-byte loads of sizes just stored one by one cannot be forwarded from those stores: the
+/// numel in reshape_shown was 15 of the 53 ns of building a dynamic (1,3,6,6) FLUX pack chain.
+template <class F>
+constexpr index_t product_of(int n, F f) {
+  index_t p = 1;
+  for (int i = 0; i < n; ++i) {
+    const index_t v = f(i);
+    if (v == 0) return 0;
+    p *= v;
+  }
+  return p;
+}
+
 /// The ival of a size/dim/index argument: static for c<N>, dynamic for plain integers.
 template <int_like I>
 constexpr ival to_ival(I i) {

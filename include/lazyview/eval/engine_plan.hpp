@@ -84,9 +84,7 @@ struct engine_plan {
   tuning tune = tuning::zen;  ///< the measurements the memory hints follow (eval/cpu_tuning.hpp)
 
   index_t outer_count() const {
-    index_t n = 1;
-    for (int k = 0; k < nouter; ++k) n *= outer[k].n;
-    return n;
+    return product_of(nouter, [&](int k) { return outer[k].n; });
   }
   /// kind transpose: the bytes it moves (on each side).
   index_t transpose_bytes() const { return outer_count() * nA * nB * elem; }

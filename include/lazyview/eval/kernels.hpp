@@ -11,9 +11,7 @@ namespace lazyview {
 
 /// Outer iterations of a plan: the product of all loops but the innermost.
 constexpr index_t outer_count(const copy_plan& p) {
-  index_t n = 1;
-  for (int k = 0; k + 1 < p.nloops; ++k) n *= p.loops[k].n;
-  return n;
+  return product_of(p.nloops - 1, [&](int k) { return p.loops[k].n; });
 }
 
 /// Runs outer iterations [first, last) of any plan (segments and stacked levels included), on

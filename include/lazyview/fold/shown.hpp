@@ -29,9 +29,7 @@ struct shown {
   bool empty = false;
 
   constexpr index_t numel() const {
-    index_t n = 1;
-    for (int i = 0; i < R; ++i) n *= sizes[i];
-    return n;
+    return product_of(R, [&](int i) { return sizes[i]; });
   }
 };
 

@@ -37,8 +37,7 @@ namespace lazyview {
 template <int Ri, int Ro>
 constexpr bool reshape_shown(const shown<Ri>& in, const ival* req, bool allow_copy, shown<Ro>& out) {
   constexpr std::uint32_t all_sizes = (std::uint32_t{1} << Ri) - 1;
-  index_t numel = 1;
-  for (int i = 0; i < Ri; ++i) numel *= in.sizes[i];
+  const index_t numel = product_of(Ri, [&](int i) { return in.sizes[i]; });
   if (numel == 0) return false;
   const bool numel_s = (in.statics & all_sizes) == all_sizes;
   // infer_size: one -1 at most, no other negative size, the product matches
