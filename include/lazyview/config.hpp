@@ -30,6 +30,15 @@
 #else
 #define LAZYVIEW_ALWAYS_INLINE
 #endif
+// LAZYVIEW_NO_UNROLL before a loop keeps clang from unrolling it, where its trip counts are
+// a few: clang 14 -O3 unrolled the middle loop of eval/nest.hpp's nests by 8, with 40 values
+// worked out and spilled before it ran, which a nest of 3 turns never repaid (g++ -O3 unrolls
+// no such loop).
+#if defined(__clang__)
+#define LAZYVIEW_NO_UNROLL _Pragma("clang loop unroll(disable)")
+#else
+#define LAZYVIEW_NO_UNROLL
+#endif
 
 // GCC 12's AVX-512 shuffles start from _mm512_undefined_*(), a self-initialised variable that
 // -Wuninitialized reports at every use (GCC bug 105593, fixed in 13); code that runs them

@@ -225,6 +225,7 @@ void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
       for (index_t o = 0; o < out.n; ++o, s2 += out.ss, d2 += out.ds) {
         const char* s1 = s2;
         char* d1 = d2;
+        LAZYVIEW_NO_UNROLL
         for (index_t j = 0; j < mid.n; ++j, s1 += mid.ss, d1 += mid.ds) {
           if constexpr (M == move_kind::fixed && N == 0) {
             move_row_at<E>(K, s1, d1, in);

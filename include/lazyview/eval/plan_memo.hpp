@@ -52,7 +52,7 @@ constexpr int key_len() {
 
 /// Calls f with each value of E's key, innermost first.
 template <class E, class F>
-constexpr void for_each_key(const E& e, F&& f) {
+LAZYVIEW_ALWAYS_INLINE constexpr void for_each_key(const E& e, F&& f) {
   if constexpr (E::is_static) {
     return;
   } else if constexpr (E::depth == 0) {
