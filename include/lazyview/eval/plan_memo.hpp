@@ -50,7 +50,9 @@ constexpr int key_len() {
     return key_len<typename E::child_type>() + dynamic_args_v<std::remove_cvref_t<decltype(E::op_type::args)>>;
 }
 
-/// Calls f with each value of E's key, innermost first.
+/// Calls f with each value of E's key, innermost first. Always inlined: clang 14 kept it out of
+/// line, and key_differs' lambda then updated its diff and key pointer in memory, a store and a
+/// load per value on one chain of dependences (43-47 ns for a 23-value key).
 template <class E, class F>
 LAZYVIEW_ALWAYS_INLINE constexpr void for_each_key(const E& e, F&& f) {
   if constexpr (E::is_static) {
