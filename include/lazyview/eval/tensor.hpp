@@ -51,8 +51,7 @@ class tensor : public expr_ops<tensor<T, R>> {
   struct uninitialized {};
   /// Storage without initialisation (evaluation writes every element).
   tensor(const std::array<index_t, R>& sizes, uninitialized) : sizes_(sizes) {
-    numel_ = 1;
-    for (index_t s : sizes_) numel_ *= s;
+    numel_ = product_of(R, [&](int i) { return sizes_[static_cast<std::size_t>(i)]; });
     if (numel_ > 0) {
       std::size_t cap = 0;
       T* const p = static_cast<T*>(allocate_storage(static_cast<std::size_t>(numel_) * sizeof(T), &cap));
