@@ -701,24 +701,47 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_place_order)
     std::vector<float> in(1);
     float const* x = in.data();
     index_t const C = 16, H = 128, W = 128;
-    auto const pack = plan_of(lv::from_blob(x, {1, C, H, W}).view(1, C, H / 2, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5)
-                                  .reshape(1, H / 2 * (W / 2), C * 4), 4);
-    BOOST_TEST((pack.elem == 8 && pack.tiles_of_a == have));
-    auto const unpack = plan_of(lv::from_blob(x, {1, H / 2 * (W / 2), C * 4}).view(1, H / 2, W / 2, C, 2, 2)
-                                    .permute(0, 3, 1, 4, 2, 5).reshape(1, C, H, W), 4);
-    BOOST_TEST((unpack.elem == 8 && !unpack.tiles_of_a));
-    BOOST_TEST(plan_of(lv::from_blob(x, {256, 1024}).t(), 4).tiles_of_a == have);
-    BOOST_TEST(!plan_of(lv::from_blob(x, {1024, 256}).t(), 4).tiles_of_a);
-    BOOST_TEST(!plan_of(lv::from_blob(x, {512, 512}).t(), 4).tiles_of_a);
-    index_t const h = 96, w = 170;
-    BOOST_TEST(plan_of(lv::from_blob(x, {1, C, h, w}).view(1, C, h / 2, 2, w / 2, 2).permute(0, 2, 4, 1, 3, 5)
-                           .reshape(1, h / 2 * (w / 2), C * 4), 4).tiles_of_a == have);
-    BOOST_TEST(!plan_of(lv::from_blob(x, {1, h / 2 * (w / 2), C * 4}).view(1, h / 2, w / 2, C, 2, 2)
-                            .permute(0, 3, 1, 4, 2, 5).reshape(1, C, h, w), 4).tiles_of_a);
-    BOOST_TEST(plan_of(lv::from_blob(x, {64, 1000}).t(), 4).tiles_of_a == have);
-    BOOST_TEST(!plan_of(lv::from_blob(x, {37, 3001}).t(), 4).tiles_of_a);
+    // Under intel, tiles of A only where a step's destination rows lie within close_rows_bytes
+    // (lv::tiles_of_a_in_place): the transposes below whose destination rows are 1 KiB and more
+    // apart go by steps of B; FLUX pack and (64,1000).t() (destination rows 256 bytes apart) as
+    // under zen.
+    {
+        tuning_scope const intel{lv::tuning::intel};
+        std::vector<std::uint8_t> bytes(1);
+        BOOST_TEST(!plan_of(lv::from_blob(x, {256, 1024}).t(), 4).tiles_of_a);
+        BOOST_TEST(!plan_of(lv::from_blob(bytes.data(), {512, 512}).t(), 1).tiles_of_a);
+        BOOST_TEST(!plan_of(lv::from_blob(x, {256, 512, 2}).permute(1, 0, 2), 4).tiles_of_a);
+        BOOST_TEST(plan_of(lv::from_blob(x, {1, C, H, W}).view(1, C, H / 2, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5)
+                               .reshape(1, H / 2 * (W / 2), C * 4), 4).tiles_of_a == have);
+        BOOST_TEST(plan_of(lv::from_blob(x, {64, 1000}).t(), 4).tiles_of_a == have);
+    }
+    {
+        tuning_scope const zen{lv::tuning::zen};
+        std::vector<std::uint8_t> bytes(1);
+        BOOST_TEST(plan_of(lv::from_blob(bytes.data(), {512, 512}).t(), 1).tiles_of_a ==
+                   (lv::kernels::line_tile_of(1) > 1));
+        BOOST_TEST(plan_of(lv::from_blob(x, {256, 512, 2}).permute(1, 0, 2), 4).tiles_of_a ==
+                   (lv::kernels::line_tile_of(8) > 1));
+        auto const pack = plan_of(lv::from_blob(x, {1, C, H, W}).view(1, C, H / 2, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5)
+                                      .reshape(1, H / 2 * (W / 2), C * 4), 4);
+        BOOST_TEST((pack.elem == 8 && pack.tiles_of_a == have));
+        auto const unpack = plan_of(lv::from_blob(x, {1, H / 2 * (W / 2), C * 4}).view(1, H / 2, W / 2, C, 2, 2)
+                                        .permute(0, 3, 1, 4, 2, 5).reshape(1, C, H, W), 4);
+        BOOST_TEST((unpack.elem == 8 && !unpack.tiles_of_a));
+        BOOST_TEST(plan_of(lv::from_blob(x, {256, 1024}).t(), 4).tiles_of_a == have);
+        BOOST_TEST(!plan_of(lv::from_blob(x, {1024, 256}).t(), 4).tiles_of_a);
+        BOOST_TEST(!plan_of(lv::from_blob(x, {512, 512}).t(), 4).tiles_of_a);
+        index_t const h = 96, w = 170;
+        BOOST_TEST(plan_of(lv::from_blob(x, {1, C, h, w}).view(1, C, h / 2, 2, w / 2, 2).permute(0, 2, 4, 1, 3, 5)
+                               .reshape(1, h / 2 * (w / 2), C * 4), 4).tiles_of_a == have);
+        BOOST_TEST(!plan_of(lv::from_blob(x, {1, h / 2 * (w / 2), C * 4}).view(1, h / 2, w / 2, C, 2, 2)
+                                .permute(0, 3, 1, 4, 2, 5).reshape(1, C, h, w), 4).tiles_of_a);
+        BOOST_TEST(plan_of(lv::from_blob(x, {64, 1000}).t(), 4).tiles_of_a == have);
+        BOOST_TEST(!plan_of(lv::from_blob(x, {37, 3001}).t(), 4).tiles_of_a);
+    }
 
-    // Values at 1, 2 and 0 threads, in place (under 2 MiB), where the target has the tiles:
+    // Values at 1, 2 and 0 threads, in place (under 2 MiB), where the target has the tiles, under
+    // the machine's tuning (under intel, (256,1024).t() and (200,512).t() go by steps of B):
     // source rows 4 KiB apart (tiles of A) and the other way round (steps of B), fp32 and
     // 8-byte elements; bytes and 2-byte elements whose source lines go staged four and two
     // steps at a time, then single steps, the last moved back (B = 4090 = 63 * 64 + 58 bytes,

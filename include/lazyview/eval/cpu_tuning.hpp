@@ -11,8 +11,9 @@
 // intel; an AMD Zen 3 core by leaf 1's family and model -> zen3, any other of family 19h -> zen4;
 // anything else, other architectures included -> zen), unless the environment variable
 // LAZYVIEW_TUNING is `zen`, `zen3`, `zen4` or `intel`; set_tuning() replaces it for plans made
-// afterwards. (The plan memo keeps plans only below never_streams_below, 2 MiB, where every rule
-// decides the same under every tuning.)
+// afterwards. (The plan memo keeps plans only below never_streams_below, 2 MiB, where the rules
+// decide alike under every tuning but for the order of in-place whole-line tiles, which moves the
+// same bytes (tiles_of_a_in_place): a kept plan keeps its tuning's order until it is made again.)
 #include <atomic>
 #include <cstdlib>
 #include <cstring>

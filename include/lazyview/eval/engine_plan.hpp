@@ -192,17 +192,18 @@ inline int l1_sets(const index_t* off, int n) {
 /// bytes apart (16 sets): tiles of A. Source rows 680 bytes and 64 KiB apart (8 rows, 8 sets),
 /// destination rows 256 bytes apart (8 sets): a tie, tiles of A.
 inline constexpr index_t close_rows_bytes = 4096;
+/// The bytes from the lowest to the highest of n row offsets. Example: 0, 2048, 1024: 2048.
+inline index_t rows_span(const index_t* off, int n) {
+  index_t lo = off[0], hi = off[0];
+  for (int i = 1; i < n; ++i) lo = std::min(lo, off[i]), hi = std::max(hi, off[i]);
+  return hi - lo;
+}
 inline bool sweep_source_rows(int T, int TB, const index_t* oa, const index_t* ob) {
   const index_t sa = l1_sets(oa, T) * TB, sb = l1_sets(ob, TB) * T;
   if (sa != sb) return sa < sb;
-  const auto span = [](const index_t* off, int n) {
-    index_t lo = off[0], hi = off[0];
-    for (int i = 1; i < n; ++i) lo = std::min(lo, off[i]), hi = std::max(hi, off[i]);
-    return hi - lo;
-  };
   for (int i = 1; i < TB; ++i)
     if ((ob[i] - ob[0]) % 64 != 0) return false;
-  return span(ob, TB) < close_rows_bytes && span(oa, T) >= close_rows_bytes;
+  return rows_span(ob, TB) < close_rows_bytes && rows_span(oa, T) >= close_rows_bytes;
 }
 
 /// A-extent of the whole-line tiles for E-byte elements (1: none on this target).
@@ -327,13 +328,24 @@ constexpr bool is_pow2_upto64(index_t b) { return b == 1 || b == 2 || b == 4 || 
 
 /// Whether whole-line tiles in place go tile of A by tile (kernels::sweep_source_rows, from the
 /// offsets of the first T indices of A and TB of B; false without such tiles or with fewer
-/// indices).
+/// indices). Under intel only where a step's TB destination rows also lie within
+/// close_rows_bytes: on the Intel Xeon VM (Emerald Rapids) tiles of A over destination rows
+/// farther apart lost to steps of B, whose rows each take a whole line of every source row.
+/// bench/ab_headers (HEAD against the rule, ROUNDS=9 BYTES=1e8, 1 thread, B/A medians of four
+/// processes each): (256,512).t() of 8-byte elements (destination rows 2 KiB apart) 1.25-1.31x,
+/// 2-byte (256,1024).t() 1.09-1.13x, u8 (512,512).t() 1.03-1.14x, fp32 (256,1024).t()
+/// 1.03-1.10x, (128,2048).t() 1.00-1.03x. Where they lie close, tiles of A held: FLUX pack
+/// fp32 and bf16 (1,16,128,128) as steps of B read 0.88-1.10x and 0.91-0.98x, (1,16,32,32) and
+/// (1,8,128,128) 0.96-1.01x (their rules' runs, 5-6 processes each).
+/// Example, intel: (256,1024).t() fp32, destination rows 1 KiB apart: no (zen: yes); FLUX pack
+/// fp32 (1,16,128,128), rows 256 bytes apart: yes, as under zen.
 inline bool tiles_of_a_in_place(const engine_plan& e) {
   const auto [T, TB] = kernels::line_tile_extent_of(e.elem);
   if (T == 1 || e.nA < T || e.nB < TB) return false;
   index_t oa[64], ob[64];
   kernels::group_offsets(e.ga, e.na, true, oa, T);
   kernels::group_offsets(e.gb, e.nb, false, ob, TB);
+  if (e.tune == tuning::intel && kernels::rows_span(ob, TB) >= kernels::close_rows_bytes) return false;
   return kernels::sweep_source_rows(T, TB, oa, ob);
 }
 
