@@ -330,13 +330,13 @@ constexpr bool is_pow2_upto64(index_t b) { return b == 1 || b == 2 || b == 4 || 
 /// offsets of the first T indices of A and TB of B; false without such tiles or with fewer
 /// indices). Under intel only where a step's TB destination rows also lie within
 /// close_rows_bytes: on the Intel Xeon VM (Emerald Rapids) tiles of A over destination rows
-/// farther apart lost to steps of B, whose rows each take a whole line of every source row.
+/// farther apart lost to steps of B, each writing its TB destination rows along.
 /// bench/ab_headers (HEAD against the rule, ROUNDS=9 BYTES=1e8, 1 thread, B/A medians of four
 /// processes each): (256,512).t() of 8-byte elements (destination rows 2 KiB apart) 1.25-1.31x,
 /// 2-byte (256,1024).t() 1.09-1.13x, u8 (512,512).t() 1.03-1.14x, fp32 (256,1024).t()
-/// 1.03-1.10x, (128,2048).t() 1.00-1.03x. Where they lie close, tiles of A held: FLUX pack
-/// fp32 and bf16 (1,16,128,128) as steps of B read 0.88-1.10x and 0.91-0.98x, (1,16,32,32) and
-/// (1,8,128,128) 0.96-1.01x (their rules' runs, 5-6 processes each).
+/// 1.03-1.10x, (128,2048).t() 1.00-1.03x. Where they lie close, tiles of A held: steps of B
+/// everywhere read FLUX pack fp32 and bf16 (1,16,128,128) 0.88-1.10x and 0.91-0.98x,
+/// (1,16,32,32) and (1,8,128,128) fp32 0.96-1.01x (the same way, 5-6 processes each).
 /// Example, intel: (256,1024).t() fp32, destination rows 1 KiB apart: no (zen: yes); FLUX pack
 /// fp32 (1,16,128,128), rows 256 bytes apart: yes, as under zen.
 inline bool tiles_of_a_in_place(const engine_plan& e) {
