@@ -700,42 +700,44 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_place_order)
     bool const have = lv::kernels::line_tile_of(4) > 1;
     std::vector<float> in(1);
     float const* x = in.data();
-    index_t const C = 16, H = 128, W = 128;
+    std::vector<std::uint8_t> bytes(1);
+    index_t const C = 16;
+    // the plans of FLUX pack and unpack of a (1,C,h,w) latent, fp32
+    auto const pack = [&](index_t h, index_t w) {
+        return plan_of(lv::from_blob(x, {1, C, h, w}).view(1, C, h / 2, 2, w / 2, 2).permute(0, 2, 4, 1, 3, 5)
+                           .reshape(1, h / 2 * (w / 2), C * 4), 4);
+    };
+    auto const unpack = [&](index_t h, index_t w) {
+        return plan_of(lv::from_blob(x, {1, h / 2 * (w / 2), C * 4}).view(1, h / 2, w / 2, C, 2, 2)
+                           .permute(0, 3, 1, 4, 2, 5).reshape(1, C, h, w), 4);
+    };
     // Under intel, tiles of A only where a step's destination rows lie within close_rows_bytes
     // (lv::tiles_of_a_in_place): the transposes below whose destination rows are 1 KiB and more
     // apart go by steps of B; FLUX pack and (64,1000).t() (destination rows 256 bytes apart) as
     // under zen.
     {
         tuning_scope const intel{lv::tuning::intel};
-        std::vector<std::uint8_t> bytes(1);
         BOOST_TEST(!plan_of(lv::from_blob(x, {256, 1024}).t(), 4).tiles_of_a);
         BOOST_TEST(!plan_of(lv::from_blob(bytes.data(), {512, 512}).t(), 1).tiles_of_a);
         BOOST_TEST(!plan_of(lv::from_blob(x, {256, 512, 2}).permute(1, 0, 2), 4).tiles_of_a);
-        BOOST_TEST(plan_of(lv::from_blob(x, {1, C, H, W}).view(1, C, H / 2, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5)
-                               .reshape(1, H / 2 * (W / 2), C * 4), 4).tiles_of_a == have);
+        BOOST_TEST(pack(128, 128).tiles_of_a == have);
         BOOST_TEST(plan_of(lv::from_blob(x, {64, 1000}).t(), 4).tiles_of_a == have);
     }
     {
         tuning_scope const zen{lv::tuning::zen};
-        std::vector<std::uint8_t> bytes(1);
         BOOST_TEST(plan_of(lv::from_blob(bytes.data(), {512, 512}).t(), 1).tiles_of_a ==
                    (lv::kernels::line_tile_of(1) > 1));
         BOOST_TEST(plan_of(lv::from_blob(x, {256, 512, 2}).permute(1, 0, 2), 4).tiles_of_a ==
                    (lv::kernels::line_tile_of(8) > 1));
-        auto const pack = plan_of(lv::from_blob(x, {1, C, H, W}).view(1, C, H / 2, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5)
-                                      .reshape(1, H / 2 * (W / 2), C * 4), 4);
-        BOOST_TEST((pack.elem == 8 && pack.tiles_of_a == have));
-        auto const unpack = plan_of(lv::from_blob(x, {1, H / 2 * (W / 2), C * 4}).view(1, H / 2, W / 2, C, 2, 2)
-                                        .permute(0, 3, 1, 4, 2, 5).reshape(1, C, H, W), 4);
-        BOOST_TEST((unpack.elem == 8 && !unpack.tiles_of_a));
+        auto const p = pack(128, 128);
+        BOOST_TEST((p.elem == 8 && p.tiles_of_a == have));
+        auto const u = unpack(128, 128);
+        BOOST_TEST((u.elem == 8 && !u.tiles_of_a));
         BOOST_TEST(plan_of(lv::from_blob(x, {256, 1024}).t(), 4).tiles_of_a == have);
         BOOST_TEST(!plan_of(lv::from_blob(x, {1024, 256}).t(), 4).tiles_of_a);
         BOOST_TEST(!plan_of(lv::from_blob(x, {512, 512}).t(), 4).tiles_of_a);
-        index_t const h = 96, w = 170;
-        BOOST_TEST(plan_of(lv::from_blob(x, {1, C, h, w}).view(1, C, h / 2, 2, w / 2, 2).permute(0, 2, 4, 1, 3, 5)
-                               .reshape(1, h / 2 * (w / 2), C * 4), 4).tiles_of_a == have);
-        BOOST_TEST(!plan_of(lv::from_blob(x, {1, h / 2 * (w / 2), C * 4}).view(1, h / 2, w / 2, C, 2, 2)
-                                .permute(0, 3, 1, 4, 2, 5).reshape(1, C, h, w), 4).tiles_of_a);
+        BOOST_TEST(pack(96, 170).tiles_of_a == have);
+        BOOST_TEST(!unpack(96, 170).tiles_of_a);
         BOOST_TEST(plan_of(lv::from_blob(x, {64, 1000}).t(), 4).tiles_of_a == have);
         BOOST_TEST(!plan_of(lv::from_blob(x, {37, 3001}).t(), 4).tiles_of_a);
     }

@@ -343,9 +343,9 @@ inline bool tiles_of_a_in_place(const engine_plan& e) {
   const auto [T, TB] = kernels::line_tile_extent_of(e.elem);
   if (T == 1 || e.nA < T || e.nB < TB) return false;
   index_t oa[64], ob[64];
-  kernels::group_offsets(e.ga, e.na, true, oa, T);
   kernels::group_offsets(e.gb, e.nb, false, ob, TB);
   if (e.tune == tuning::intel && kernels::rows_span(ob, TB) >= kernels::close_rows_bytes) return false;
+  kernels::group_offsets(e.ga, e.na, true, oa, T);
   return kernels::sweep_source_rows(T, TB, oa, ob);
 }
 
