@@ -23,6 +23,8 @@
 // 144 bytes: lazyview 42.1, plain 38.7, joined 37.4). The rows' state must stay in registers: a
 // first version with branches per row and tile, which g++ compiled to a spill and reload of each
 // row's vector per tile, ran 23 at H = 96, W = 170.
+// The engine's kernel built from `joined` is kernels::joined_rows_step (eval/joined_rows.hpp);
+// from then on `lazyview` here runs it (rows of 256 bytes or more).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -56,32 +58,10 @@ double rate(F f, std::size_t bytes) {
 }
 
 // 16 (A) x 8 (B) four-byte elements: 32 bytes of each of the 16 source rows src[i] to 64 bytes of
-// each of the 8 destination rows o[j]. Rows i and 4 + i share a register (as in line_micro<4>'s
-// half_tile), so that the in-lane stages leave four rows' column c in one 128-bit lane each.
+// each of the 8 destination rows o[j] (the engine's half tile, line_micro<4>::half_tile_to).
 inline void half_tile(const char* const* src, __m512i o[8]) {
-  __m512i q[8], t[8];
-  for (int k = 0; k < 4; ++k) {
-    const auto two = [&](int i, int j) {
-      return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[i]))),
-                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[j])), 1);
-    };
-    q[k] = two(k, 4 + k);
-    q[4 + k] = two(8 + k, 12 + k);
-  }
-  for (int g = 0; g < 8; g += 4) {
-    t[g] = _mm512_unpacklo_epi32(q[g], q[g + 1]);
-    t[g + 1] = _mm512_unpackhi_epi32(q[g], q[g + 1]);
-    t[g + 2] = _mm512_unpacklo_epi32(q[g + 2], q[g + 3]);
-    t[g + 3] = _mm512_unpackhi_epi32(q[g + 2], q[g + 3]);
-    q[g] = _mm512_unpacklo_epi64(t[g], t[g + 2]);
-    q[g + 1] = _mm512_unpackhi_epi64(t[g], t[g + 2]);
-    q[g + 2] = _mm512_unpacklo_epi64(t[g + 1], t[g + 3]);
-    q[g + 3] = _mm512_unpackhi_epi64(t[g + 1], t[g + 3]);
-  }
-  for (int c = 0; c < 4; ++c) {
-    o[c] = _mm512_shuffle_i32x4(q[c], q[4 + c], 0x88);
-    o[4 + c] = _mm512_shuffle_i32x4(q[c], q[4 + c], 0xDD);
-  }
+  lazyview::kernels::line_micro<4>::half_tile_to([&](int i) { return src[i]; },
+                                                 [&](int j, __m512 v) { o[j] = _mm512_castps_si512(v); });
 }
 
 enum class mode { plain, joined, lines };

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "engine_kernels.hpp"
+#include "joined_rows.hpp"
 #include "line_writer.hpp"
 #include "staged_rows.hpp"
 #include "rotated_rows.hpp"
@@ -62,14 +63,15 @@ LAZYVIEW_ALWAYS_INLINE inline void paired_tiles(L line, D drow) {
 /// In place, transposes of 8-byte elements whose destination rows start at different offsets
 /// into a line (rows_offsets_differ), at most in_place_stretch_row_bytes of a row a unit, and
 /// whose destination is past L1 (in_place_stretch_min_bytes or more) go by
-/// tiles_through_stretches (AVX-512: whole-line tiles), but for the zen4 tuning (stretches_fit).
+/// tiles_through_stretches (AVX-512: whole-line tiles), but for the zen4 tuning (stretches_fit),
+/// and but for rows that joined_rows_step takes first (rows of joined_rows_min_row_bytes or more).
 inline constexpr index_t in_place_stretch_row_bytes = 1024;
 inline constexpr index_t in_place_stretch_min_bytes = 64 * 1024;
 
 /// Whether in-place plan p's units whose rows start at different offsets into a line go
 /// through stretches (the rest of the rule is the unit's: see above): its destination is
 /// in_place_stretch_min_bytes or more, and its tuning is not zen4.
-/// Example: FLUX unpack fp32 (1,16,96,170) (rows of 680 bytes): yes; under zen4: no.
+/// Example: FLUX unpack fp32 (1,16,64,56) (rows of 224 bytes): yes; under zen4: no.
 /// Why not zen4: on the 2-core Zen 4 VM, a tile's row stored across two lines costs less than
 /// the buffer's second pass. Harness, lazyview::copy, 1 thread, in cache, GB/s, medians of 7
 /// alternated runs, through stretches -> tiles in place: that unpack 51.1 -> 72.8 (2 threads
@@ -97,8 +99,10 @@ inline bool stretches_fit(const engine_plan& p) {
 /// 0,2,1,3) fp32 (pairs into rows of 288 bytes, at 0 and 32 mod 64 in turn) ran 44-45 GB/s,
 /// 66-68 with every store moved to its line start (wrong values, the same work), 69-70 with
 /// rows of 320 bytes; through stretches 44-48; rows at offsets 8 bytes apart (328 bytes):
-/// 35 -> 41-46. Joining each tile's row to the last one's by a permute into aligned lines ran
-/// 40: the shuffle port, with the tile's 24 shuffles, then bounds it.
+/// 35 -> 41-46. A first kernel joining each tile's row to the last one's by a permute into
+/// aligned lines ran 40 (read then as the shuffle port's bound); joined_rows_step, whose rows'
+/// state stays in registers, runs that case 1.17x the stretches and takes rows of
+/// joined_rows_min_row_bytes or more.
 /// @post drow(i)[0, na * E) holds row i; nothing else is written. Example: FLUX unpack fp32
 /// (1,16,72,72): rows of 288 bytes at 0 and 32 mod 64 in turn, back to back in pairs: a step of
 /// 8 rows leaves as 4 stretches of 9 whole lines.
@@ -202,7 +206,13 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   // (a_major and half_steps exclude each other: half_steps_in_place asks for steps of B)
   constexpr bool can_half = Out == line_out::in_place && E == 4 && Wide;
   constexpr index_t TH = TB / 2;
-  const bool half = can_half && p.half_steps;
+  // in place, 4- and 8-byte elements into rows at different offsets into a line, rows long
+  // enough: steps of 8 rows (4 bytes: half steps too), each row's tiles joined into whole lines
+  // (joined_rows_step; every rep's rows as far into a line as the first's, to a dword)
+  constexpr bool can_join = Out == line_out::in_place && Wide && (E == 4 || E == 8);
+  const bool joined = can_join && !a_major && (rep.n == 1 || rep.ds % 4 == 0) && joined_rows_fit(p, na * E) &&
+                      rows_offsets_differ(p, dcol + offB[b_begin]);
+  const bool half = can_half && (p.half_steps || joined);
   unit_requests<E> req(next, offA, a_major ? tiles_a : half ? (b_end - b_begin + TH - 1) / TH : steps);
   // rows b, b+1, ... b+rows-1 of B across the unit's A; rows [0, skip) land in the buffer
   // but do not go out (register tiles' last step, moved back)
@@ -315,6 +325,16 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
         if (b + S >= b_end) break;
       }
     };
+#if defined(__AVX512F__)
+    if constexpr (can_join) {
+      if (joined) {
+        steps_of.template operator()<8>([&](const char* sb, char* const* drows) {
+          joined_rows_step<E>([&](index_t a) { return [sb, oa, a](int i) { return sb + oa[a + i]; }; }, na, drows);
+        });
+        return;
+      }
+    }
+#endif
     if constexpr (can_half) {
       if (half) {
         steps_of.template operator()<TH>([&](const char* sb, char* const* drows) {
@@ -327,7 +347,8 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
     }
 #if defined(__AVX512F__)
     // In place, 8-byte elements into rows at different offsets into a line, which no head aligns,
-    // past L1: through stretches (tiles_through_stretches), but for zen4 (stretches_fit). Not
+    // past L1, rows too short to join: through stretches (tiles_through_stretches), but for zen4
+    // (stretches_fit). Not
     // 4-byte elements: their steps of 16 rows lost on short rows (bf16 FLUX unpack (1,16,72,72),
     // rows of 144 bytes: 0.73-0.81x) and past them gained little (rows of 288-340 bytes:
     // 1.00-1.15x); nor in L1, where a store across lines costs little ((33,33).t() of 8-byte

@@ -331,6 +331,12 @@ struct line_micro<4> {
   /// and of rows 8-11 and 12-15 in another's, which one lane shuffle joins in order.
   template <class S, class D>
   LAZYVIEW_ALWAYS_INLINE static void half_tile(S s, D d) {
+    half_tile_to(s, [&](int row, __m512 v) { put<false>(d(row), v); });
+  }
+  /// half_tile, each of the 8 destination rows handed over as out(row, v), in the order 0, 4,
+  /// 1, 5, 2, 6, 3, 7 (kernels::joined_rows_step joins them to each row's last vector).
+  template <class S, class Out>
+  LAZYVIEW_ALWAYS_INLINE static void half_tile_to(S s, Out&& out) {
     __m512 r[8], t[8];
     // rows i and j in the low and high halves (vinsertf64x4: AVX-512F, where vinsertf32x8 needs DQ)
     const auto two = [&](int i, int j) {
@@ -347,8 +353,8 @@ struct line_micro<4> {
     transpose_4x4_in_lanes(r, t);
     LAZYVIEW_UNROLL
     for (int c = 0; c < 4; ++c) {
-      put<false>(d(c), _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88));
-      put<false>(d(4 + c), _mm512_shuffle_f32x4(r[c], r[4 + c], 0xDD));
+      out(c, _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88));
+      out(4 + c, _mm512_shuffle_f32x4(r[c], r[4 + c], 0xDD));
     }
   }
 };
