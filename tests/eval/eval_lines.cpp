@@ -813,74 +813,24 @@ BOOST_AUTO_TEST_CASE(line_tiles_in_half_steps)
                       "(1024,256).slice(1,0,200).t()");
 }
 
-BOOST_AUTO_TEST_CASE(line_tiles_through_stretches)
-{
-    // In place, 8-byte elements into rows at different offsets into a line, past L1, rows under
-    // joined_rows_min_row_bytes, go through a buffer laid out like the destination
-    // (kernels::tiles_through_stretches): FLUX unpack fp32 of (1,16,64,56) (rows of 224 bytes,
-    // at 0 and 32 mod 64 in turn) and (3000,20).t() of 8-byte elements (160 bytes); not
-    // (1,16,72,72) or (1,16,96,170) (rows of 288 and 680 bytes: joined rows), (1,16,64,64)
-    // (rows of 256 bytes, on lines), nor rows at one offset (a head aligns them), nor a
-    // destination under in_place_stretch_min_bytes or off whole dwords; and under the zen4
-    // tuning none (kernels::stretches_fit).
-    std::vector<float> in(1);
-    float const* x = in.data();
-    auto const unpack = [&](index_t C, index_t H, index_t W) {
-        return lv::from_blob(x, {1, H / 2, W / 2, C, 2, 2}).permute(0, 3, 1, 4, 2, 5);
-    };
-    std::vector<double> f(1);
-    auto const wide = [&](index_t r, index_t c) { return lv::from_blob(f.data(), {r, c}).t(); };
-    alignas(64) static char line[64];
-    auto const takes = [&](lv::engine_plan const& p) {
-        return p.elem == 8 && !p.nt && lv::kernels::stretches_fit(p) && lv::kernels::rows_offsets_differ(p, line) &&
-               !lv::kernels::joined_rows_fit(p, p.nA * 8);
-    };
-    for (lv::tuning const t : {lv::tuning::zen, lv::tuning::intel, lv::tuning::zen3, lv::tuning::zen4}) {
-        tuning_scope const scope{t};
-        bool const have = t != lv::tuning::zen4;
-        BOOST_TEST(takes(plan_of(unpack(16, 64, 56), 4)) == have);
-        BOOST_TEST(takes(plan_of(wide(20, 3000), 8)) == have);
-        BOOST_TEST(!takes(plan_of(unpack(16, 72, 72), 4)));
-        BOOST_TEST(!takes(plan_of(unpack(16, 96, 170), 4)));
-        BOOST_TEST(!takes(plan_of(unpack(16, 64, 64), 4)));
-        BOOST_TEST(!takes(plan_of(unpack(2, 32, 36), 4)));  // 9 KiB
-        BOOST_TEST(!takes(plan_of(wide(96, 300), 8)));
-    }
-    BOOST_TEST(!lv::kernels::rows_offsets_differ(plan_of(unpack(16, 72, 72), 4), line + 2));
-    BOOST_TEST(!lv::kernels::rows_offsets_differ(plan_of(wide(96, 300), 8), line + 16));
-
-    // Values at 1, 2 and 0 threads (through stretches where the target has whole-line tiles and
-    // the tuning takes them, rows of 256 bytes or more joined; under zen4, tiles stored across
-    // lines), into destinations on a line, at 16 mod 64 (std::vector) and with gaps (rows apart,
-    // each its own stretch): stretches of 2 rows (FLUX unpack), of whole steps ((100,300).t(),
-    // rows of 800 bytes; (20,3000).t(), 160), A with a tail (37, 20), B with a last step moved
-    // back (1001, 3000), rows past in_place_stretch_row_bytes cut into units.
-    for (lv::tuning const t : {lv::tuning::zen, lv::tuning::zen4}) {
-        tuning_scope const scope{t};
-        check_permuted<6>({1, 32, 28, 16, 2, 2}, {0, 3, 1, 4, 2, 5});
-        check_permuted<2, double>({20, 3000}, {1, 0});
-        check_permuted<6>({1, 36, 36, 16, 2, 2}, {0, 3, 1, 4, 2, 5});
-        check_permuted<6>({1, 48, 85, 16, 2, 2}, {0, 3, 1, 4, 2, 5});
-        check_permuted<2, double>({100, 300}, {1, 0});
-        check_permuted<2, double>({37, 1001}, {1, 0});
-        check_permuted<2, double>({300, 400}, {1, 0});
-    }
-}
-
 BOOST_AUTO_TEST_CASE(line_tiles_joined_rows)
 {
-    // In place, 4- and 8-byte elements into rows at different offsets into a line, rows of
-    // joined_rows_min_row_bytes or more, past joined_rows_min_bytes, go in steps of 8 rows with
-    // each row's tiles joined into whole lines (kernels::joined_rows_step): FLUX unpack bf16 of
-    // (1,16,96,170) (rows of 340 bytes at 0, 20, 40, ... mod 64) and of (1,11,80,144) (288
-    // bytes, 0 and 32), fp32 of (1,16,96,170) and (1,16,72,72); not bf16 (1,16,72,72) (144-byte
-    // rows), (1,16,128,128) (rows on lines), (1,4,40,170) (53 KiB), nor rows off whole dwords;
-    // and under the zen4 tuning none.
+    // In place, 4- and 8-byte elements into rows at different offsets into a line, past
+    // joined_rows_min_bytes (4-byte elements: rows of joined_rows_min_row_bytes or more), go in
+    // steps of 8 rows with each row's tiles joined into whole lines (kernels::joined_rows_step):
+    // FLUX unpack bf16 of (1,16,96,170) (rows of 340 bytes at 0, 20, 40, ... mod 64) and of
+    // (1,11,80,144) (288 bytes, 0 and 32), fp32 of (1,16,96,170), (1,16,72,72) and (1,16,64,56)
+    // (224 bytes), (100,300).t() and (3000,20).t() of 8-byte elements (rows of 800 and 160
+    // bytes); not bf16 (1,16,72,72) (144-byte rows), (1,16,128,128) or fp32 (1,16,64,64) (rows
+    // on lines), (1,4,40,170) (53 KiB) or fp32 (1,2,32,36) (9 KiB), (300,96).t() (rows of 768
+    // bytes, on lines), nor rows off whole dwords (a destination at 2 mod 4) or all at one offset
+    // (a head aligns them); and under the zen4 tuning none.
     std::vector<double> in(1);
     void const* x = in.data();
     auto const unpack = [&]<class T>(T, index_t C, index_t H, index_t W) {
         return lv::from_blob(static_cast<T const*>(x), {1, H / 2, W / 2, C, 2, 2}).permute(0, 3, 1, 4, 2, 5);
     };
+    auto const wide = [&](index_t r, index_t c) { return lv::from_blob(static_cast<double const*>(x), {r, c}).t(); };
     std::uint16_t const bf{};
     alignas(64) static char line[64];
     auto const takes = [&](lv::engine_plan const& p, index_t elem) {
@@ -894,24 +844,37 @@ BOOST_AUTO_TEST_CASE(line_tiles_joined_rows)
         BOOST_TEST(takes(plan_of(unpack(bf, 11, 80, 144), 2), 4) == have);
         BOOST_TEST(takes(plan_of(unpack(0.f, 16, 96, 170), 4), 8) == have);
         BOOST_TEST(takes(plan_of(unpack(0.f, 16, 72, 72), 4), 8) == have);
+        BOOST_TEST(takes(plan_of(unpack(0.f, 16, 64, 56), 4), 8) == have);
+        BOOST_TEST(takes(plan_of(wide(100, 300), 8), 8) == have);
+        BOOST_TEST(takes(plan_of(wide(20, 3000), 8), 8) == have);
         BOOST_TEST(!takes(plan_of(unpack(bf, 16, 72, 72), 2), 4));
         BOOST_TEST(!takes(plan_of(unpack(bf, 16, 128, 128), 2), 4));
+        BOOST_TEST(!takes(plan_of(unpack(0.f, 16, 64, 64), 4), 8));
         BOOST_TEST(!takes(plan_of(unpack(bf, 4, 40, 170), 2), 4));
+        BOOST_TEST(!takes(plan_of(unpack(0.f, 2, 32, 36), 4), 8));
+        BOOST_TEST(!takes(plan_of(wide(96, 300), 8), 8));
     }
     BOOST_TEST(!lv::kernels::rows_offsets_differ(plan_of(unpack(bf, 16, 96, 170), 2), line + 2));
+    BOOST_TEST(!lv::kernels::rows_offsets_differ(plan_of(wide(96, 300), 8), line + 16));
 
     // Values at 1, 2 and 0 threads (joined where the target has whole-line tiles and the tuning
     // takes them; under zen4, half steps or tiles stored across lines), into destinations on a
     // line and at 16 mod 64: bf16 A of 85 (the last tile moved back by 11), 72 (by 8), 65 (by
-    // 15), B of 32, 22 and 10 (the last step moved back over rows done); fp32 A of 85 (8-byte
-    // elements, by 3); 8-byte A of 37 (by 3), B of 1001.
+    // 15), B of 32, 22 and 10 (the last step moved back over rows done); fp32 pairs (8-byte
+    // elements) into rows of 224, 288 and 680 bytes; 8-byte A of 20, 37 (the last tile moved
+    // back by 4 and 3), 100 and 300, B of 3000, 1001, 300 and 400.
     for (lv::tuning const t : {lv::tuning::zen, lv::tuning::zen4}) {
         tuning_scope const scope{t};
         check_permuted<6, std::uint16_t>({1, 48, 85, 16, 2, 2}, {0, 3, 1, 4, 2, 5});
         check_permuted<6, std::uint16_t>({1, 40, 72, 11, 2, 2}, {0, 3, 1, 4, 2, 5});
         check_permuted<6, std::uint16_t>({2, 60, 65, 5, 2, 2}, {0, 3, 1, 4, 2, 5});
+        check_permuted<6>({1, 32, 28, 16, 2, 2}, {0, 3, 1, 4, 2, 5});
+        check_permuted<6>({1, 36, 36, 16, 2, 2}, {0, 3, 1, 4, 2, 5});
         check_permuted<6>({1, 48, 85, 16, 2, 2}, {0, 3, 1, 4, 2, 5});
+        check_permuted<2, double>({20, 3000}, {1, 0});
         check_permuted<2, double>({37, 1001}, {1, 0});
+        check_permuted<2, double>({100, 300}, {1, 0});
+        check_permuted<2, double>({300, 400}, {1, 0});
     }
 
 #if defined(__AVX512F__)

@@ -30,10 +30,10 @@ namespace lazyview {
 /// (two threads stream as one does, streaming_threshold_of); `zen4`, the Zen 4 VM's: zen's, but
 /// for four rules (strided scatters and expansions store under a mask at any size,
 /// kernels::masked_stores; in-place tiles of 4- and 8-byte elements into rows at different
-/// offsets into a line store across lines, not through stretches or joined in registers,
-/// kernels::stretches_fit and joined_rows_fit; streamed whole-line tiles over a source each unit
-/// reads in one stretch take four lines of each row a unit, dense_source_line_blocks; streamed
-/// byte transposes in whole-line tiles go by staged lines, staged_lines).
+/// offsets into a line store across lines, not joined in registers, kernels::joined_rows_fit;
+/// streamed whole-line tiles over a source each unit reads in one stretch take four lines of
+/// each row a unit, dense_source_line_blocks; streamed byte transposes in whole-line tiles go by
+/// staged lines, staged_lines).
 enum class tuning : unsigned char { zen, intel, zen3, zen4 };
 
 /// The family and model that CPUID leaf 1's signature (eax) encodes: the extended family added

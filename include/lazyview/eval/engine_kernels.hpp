@@ -478,7 +478,7 @@ inline index_t aligned_head(const engine_plan& p, const char* row0, index_t E, i
 
 /// Whether a transpose's destination rows start at different offsets into a line, all whole
 /// dwords from a line: some member of B moves the destination by part of a line, and row0 (the
-/// unit's first row) and every member by multiples of 4 bytes (tiles_through_stretches).
+/// unit's first row) and every member by multiples of 4 bytes (joined_rows_step).
 /// Example: FLUX unpack fp32 (1,16,72,72), B (2,16):(8,16):(288,20736): yes (rows at 0 and 32).
 inline bool rows_offsets_differ(const engine_plan& p, const char* row0) {
   if (reinterpret_cast<std::uintptr_t>(row0) % 4 != 0) return false;

@@ -11,27 +11,40 @@
 
 namespace lazyview::kernels {
 
-/// From these many bytes of a destination row (na * E) a unit goes by joined_rows_step; and only
-/// destinations of joined_rows_min_bytes or more (in L1 a store across lines costs little). See
-/// joined_rows_fit.
-/// Why 256: in-cache transposes through bench/ab_headers, joined rows (with the bound at 64)
-/// against the engine before them (half steps or tiles in place for 4-byte elements, stretches
-/// for 8), 1 thread, medians of 9 rounds: fp32 (20,1000).t() (rows of 80 bytes) 0.74x, (40,1000)
-/// (160) 0.80x, bf16 FLUX unpack (1,16,72,72) (144) 0.82x; (50,1000) (200) 1.16x but (56,1000)
-/// (224) 0.98x and bf16 (1,16,64,112) (224) 0.94x; past 256, 1.04-1.6x (see joined_rows_step).
+/// From these many bytes of a destination row (na * 4) a unit of 4-byte elements goes by
+/// joined_rows_step (8-byte elements: from one tile, 64 bytes); and only destinations of
+/// joined_rows_min_bytes or more. See joined_rows_fit.
+/// Why 256 for 4-byte elements: in-cache transposes through bench/ab_headers, joined rows (with
+/// the bound at 64) against the engine before them (half steps or tiles stored across lines), 1
+/// thread, medians of 9 rounds: fp32 (20,1000).t() (rows of 80 bytes) 0.74x, (40,1000) (160)
+/// 0.80x, bf16 FLUX unpack (1,16,72,72) (144) 0.82x; (50,1000) (200) 1.16x but (56,1000) (224)
+/// 0.98x and bf16 (1,16,64,112) (224) 0.94x; past 256, 1.04-1.6x (see joined_rows_step). 8-byte
+/// elements against the buffer of stretches they took before (tiles landing in a buffer laid out
+/// like the step's rows, which then left by aligned line stores): rows of 72-224 bytes 0.94-1.22x,
+/// in all 1.06 in the mean ((9,5000).t() 1.10x, (10,5000) 1.01x, (12,5000) 1.06x, (20,3000)
+/// 0.94-1.06x, (24,2000) 1.00x, (28,2000) 1.09x; FLUX unpack fp32 (1,16,36,36) 1.10x,
+/// (1,16,64,56) 1.22x), and 1.06-1.24x past 256 bytes (see joined_rows_step): one kernel less.
+/// Why not in L1 (under 64 KiB): a store across lines costs little there; the stretches lost
+/// there ((33,33).t() of 8-byte elements: 0.72-0.77x).
 inline constexpr index_t joined_rows_min_row_bytes = 256;
 inline constexpr index_t joined_rows_min_bytes = 64 * 1024;
 
-/// Whether in-place plan p's units of E-byte elements (4 or 8), rows of `row_bytes`, whose rows
-/// start at different offsets into a line (rows_offsets_differ, the caller's), go by
-/// joined_rows_step: rows of joined_rows_min_row_bytes or more, a destination of
-/// joined_rows_min_bytes or more, and a tuning other than zen4 (there a store across two lines
-/// was measured to cost less than a buffer's pass, stretches_fit; joined rows were measured on
-/// the Intel VM only).
+/// Whether in-place plan p's units of E-byte elements (p.elem, 4 or 8), rows of `row_bytes`,
+/// whose rows start at different offsets into a line (rows_offsets_differ, the caller's), go by
+/// joined_rows_step: rows of joined_rows_min_row_bytes or more (8-byte elements: any), a
+/// destination of joined_rows_min_bytes or more, and a tuning other than zen4.
 /// Example: FLUX unpack bf16 (1,16,96,170) (pairs, rows of 340 bytes): yes; (1,16,72,72) (rows of
 /// 144 bytes): no; fp32 (1,16,72,72) (pairs of 8 bytes, rows of 288): yes.
+/// Why not zen4: on the 2-core Zen 4 VM, a tile's row stored across two lines cost less than the
+/// buffer of stretches' second pass, against tiles stored in place (harness, lazyview::copy, 1
+/// thread, in cache, GB/s, medians of 7 alternated runs, through stretches -> tiles in place):
+/// FLUX unpack fp32 (1,16,96,170) 51.1 -> 72.8 (2 threads 49.8 -> 71.5), (1,16,104,152) 55.1 ->
+/// 74.5, (28,36,32,2).permute(0,2,1,3) fp32 62.7 -> 84.9, (25,41,32,2) likewise 59.1 -> 75.0,
+/// 8-byte (100,300).t() 63.9 -> 90.5, (57,1000).t() 53.1 -> 69.3, (130,130).t() 50.3 -> 77.0;
+/// 8 MiB, (1000,1001).t() 35.6 -> 36.6. Joined rows were measured on the Intel VM only, where
+/// they beat the stretches, which had beaten the tiles in place (FLUX unpack fp32 1.25x).
 inline bool joined_rows_fit(const engine_plan& p, index_t row_bytes) {
-  return p.tune != tuning::zen4 && row_bytes >= joined_rows_min_row_bytes &&
+  return p.tune != tuning::zen4 && (p.elem == 8 || row_bytes >= joined_rows_min_row_bytes) &&
          p.transpose_bytes() >= joined_rows_min_bytes;
 }
 
@@ -56,7 +69,7 @@ LAZYVIEW_AVX512_WARNINGS_OFF  // (GCC 12's false reports: config.hpp)
 /// 1.58x, (100,1000).t() 1.61x, (500,501).t() 1.40x; against stretches (8-byte elements), 2
 /// processes: FLUX unpack fp32 (1,16,96,170) 1.13-1.14x, (1,16,72,72) 1.19x, (100,300).t()
 /// 1.06-1.24x, (57,1000).t() 1.22x, (130,130).t() 1.12-1.24x, and where the tiles stored across
-/// lines ((300,400).t(), rows past in_place_stretch_row_bytes) 0.95-1.08x. The rows' state (two
+/// lines ((300,400).t(), rows past the stretches' 1 KiB) 0.95-1.08x. The rows' state (two
 /// vectors each) must stay in registers: with a branch per row and tile, g++ spilled each row's
 /// vector per tile and the probe ran 23.
 /// @pre every drow[k] 4-byte aligned; na >= 64 / E.

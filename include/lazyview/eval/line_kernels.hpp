@@ -1,7 +1,7 @@
 #pragma once
 // Transposes in tiles whose rows are whole cache lines (line_micro, AVX-512) or, without them,
-// register tiles through a buffer of lines: one work unit at a time, in place (8-byte elements
-// into rows at different offsets into a line through a buffer of stretches of rows), streamed
+// register tiles through a buffer of lines: one work unit at a time, in place (4- and 8-byte
+// elements into rows at different offsets into a line joined into whole lines), streamed
 // straight to rows that start on lines, or streamed through a buffer whose rows leave in whole
 // lines with their unfinished ends carried from unit to unit (nt_rows); bytes over source rows a
 // multiple of 4 KiB apart, through a stage and a buffer (eval/staged_rows.hpp). The plain and
@@ -60,95 +60,11 @@ LAZYVIEW_ALWAYS_INLINE inline void paired_tiles(L line, D drow) {
   }
 }
 
-/// In place, transposes of 8-byte elements whose destination rows start at different offsets
-/// into a line (rows_offsets_differ), at most in_place_stretch_row_bytes of a row a unit, and
-/// whose destination is past L1 (in_place_stretch_min_bytes or more) go by
-/// tiles_through_stretches (AVX-512: whole-line tiles), but for the zen4 tuning (stretches_fit),
-/// and but for rows that joined_rows_step takes first (rows of joined_rows_min_row_bytes or more).
-inline constexpr index_t in_place_stretch_row_bytes = 1024;
-inline constexpr index_t in_place_stretch_min_bytes = 64 * 1024;
-
-/// Whether in-place plan p's units whose rows start at different offsets into a line go
-/// through stretches (the rest of the rule is the unit's: see above): its destination is
-/// in_place_stretch_min_bytes or more, and its tuning is not zen4.
-/// Example: FLUX unpack fp32 (1,16,64,56) (rows of 224 bytes): yes; under zen4: no.
-/// Why not zen4: on the 2-core Zen 4 VM, a tile's row stored across two lines costs less than
-/// the buffer's second pass. Harness, lazyview::copy, 1 thread, in cache, GB/s, medians of 7
-/// alternated runs, through stretches -> tiles in place: that unpack 51.1 -> 72.8 (2 threads
-/// 49.8 -> 71.5), (1,16,104,152) 55.1 -> 74.5, (28,36,32,2).permute(0,2,1,3) fp32 62.7 -> 84.9,
-/// (25,41,32,2) likewise 59.1 -> 75.0, 8-byte (100,300).t() 63.9 -> 90.5, (57,1000).t() 53.1 ->
-/// 69.3, (130,130).t() 50.3 -> 77.0; 8 MiB, (1000,1001).t() 35.6 -> 36.6. (Plain stores for the
-/// stretches' whole lines instead of masked ones: 1.04x.) On the Intel VM the stretches won
-/// (ee79fde: that unpack 1.25x).
-inline bool stretches_fit(const engine_plan& p) {
-  return p.tune != tuning::zen4 && p.transpose_bytes() >= in_place_stretch_min_bytes;
-}
-
-#if defined(__AVX512F__)
-
-/// One step of TB destination rows, in place, across na >= T elements of A in whole-line tiles
-/// of 8-byte elements, for rows that start at different offsets into a line (drow(i) at m_i mod
-/// 64, each a multiple of 4), na * E <= in_place_stretch_row_bytes. The tiles land in a buffer
-/// laid out as the destination is: rows that lie back to back there (drow(i) = drow(i - 1) +
-/// na * E) lie so in the buffer, each stretch of them as many bytes into a line as in the
-/// destination. Each stretch then leaves by aligned line stores, only its first and last lines
-/// masked to its bytes, so that a line two of its rows share is stored once, whole. `src(a)`:
-/// the tile's source rows at A index a, as line_micro<E>::tile takes them.
-/// Why: a tile's 64-byte row stored across two lines of a destination past L1 cost about twice
-/// an aligned one. In cache, on a 2-core Intel Xeon VM (Emerald Rapids), (28,36,32,2).permute(
-/// 0,2,1,3) fp32 (pairs into rows of 288 bytes, at 0 and 32 mod 64 in turn) ran 44-45 GB/s,
-/// 66-68 with every store moved to its line start (wrong values, the same work), 69-70 with
-/// rows of 320 bytes; through stretches 44-48; rows at offsets 8 bytes apart (328 bytes):
-/// 35 -> 41-46. A first kernel joining each tile's row to the last one's by a permute into
-/// aligned lines ran 40 (read then as the shuffle port's bound); joined_rows_step, whose rows'
-/// state stays in registers, runs that case 1.17x the stretches and takes rows of
-/// joined_rows_min_row_bytes or more.
-/// @post drow(i)[0, na * E) holds row i; nothing else is written. Example: FLUX unpack fp32
-/// (1,16,72,72): rows of 288 bytes at 0 and 32 mod 64 in turn, back to back in pairs: a step of
-/// 8 rows leaves as 4 stretches of 9 whole lines.
-template <int E, class Src>
-inline void tiles_through_stretches(Src src, index_t na, char* const* drow) {
-  constexpr int T = line_micro<E>::T, TB = line_micro<E>::TB;
-  static_assert(E == 8 && T * E == 64);
-  // a stretch of k rows takes at most k * (in_place_stretch_row_bytes + 64) bytes: its first
-  // row's m_i is at most 60 and each row at most in_place_stretch_row_bytes
-  alignas(64) char buf[TB * (in_place_stretch_row_bytes + 64)];
-  const index_t n = na * E;
-  char* brow[TB];
-  int first[TB + 1], stretches = 0;  // stretch k: rows [first[k], first[k + 1])
-  for (int i = 0; i < TB; ++i) {
-    if (i > 0 && drow[i] == drow[i - 1] + n) {
-      brow[i] = brow[i - 1] + n;
-      continue;
-    }
-    char* const line = i == 0 ? buf : buf + ((brow[i - 1] + n - buf + 63) & ~index_t{63});
-    brow[i] = line + (reinterpret_cast<std::uintptr_t>(drow[i]) & 63);
-    first[stretches++] = i;
-  }
-  first[stretches] = TB;
-  for_tiles_a<T>(na, 0, [&](index_t a) {
-    line_micro<E>::template tile<false>(src(a), [&](int i) { return brow[i] + a * E; });
-  });
-  for (int k = 0; k < stretches; ++k) {
-    const auto m = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(drow[first[k]]) & 63);
-    const char* const b = brow[first[k]] - m;
-    char* const d = drow[first[k]] - m;
-    const index_t end = m + (first[k + 1] - first[k]) * n;
-    for (index_t at = 0; at < end; at += 64) {
-      std::uint32_t lanes = 0xFFFFu;  // dwords of the line that are the stretch's
-      if (at == 0) lanes &= 0xFFFFu << (m / 4);
-      if (end - at < 64) lanes &= (1u << ((end - at) / 4)) - 1;
-      _mm512_mask_store_epi32(d + at, static_cast<__mmask16>(lanes), _mm512_load_si512(b + at));
-    }
-  }
-}
-#endif
-
 /// transpose_block with tiles whose rows are one whole line (line_micro<E>: T * E = 64 along A,
 /// TB rows of B). line_out::stream: straight to the destination by streaming stores, no buffer.
 /// in_place: by plain stores, the tiles after the first shifted to whole lines of a misaligned
-/// destination as in transpose_block; 8-byte elements into rows at different offsets into a
-/// line, past L1, through a buffer of stretches of rows (tiles_through_stretches). stream_rows:
+/// destination as in transpose_block; 4- and 8-byte elements into rows at different offsets
+/// into a line, past L1, in steps of 8 rows joined into whole lines (joined_rows_step). stream_rows:
 /// per TB rows of B, the tiles land in a buffer whose rows share their destination rows'
 /// offsets within a line, then each row leaves by stream_row (whole lines streamed; an
 /// unfinished line at either end is carried between the units of a chunk, see line_carry, or
@@ -345,25 +261,6 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
         return;
       }
     }
-#if defined(__AVX512F__)
-    // In place, 8-byte elements into rows at different offsets into a line, which no head aligns,
-    // past L1, rows too short to join: through stretches (tiles_through_stretches), but for zen4
-    // (stretches_fit). Not
-    // 4-byte elements: their steps of 16 rows lost on short rows (bf16 FLUX unpack (1,16,72,72),
-    // rows of 144 bytes: 0.73-0.81x) and past them gained little (rows of 288-340 bytes:
-    // 1.00-1.15x); nor in L1, where a store across lines costs little ((33,33).t() of 8-byte
-    // elements: 0.72-0.77x).
-    if constexpr (Out == line_out::in_place && E == 8) {
-      if (!a_major && na * E <= in_place_stretch_row_bytes && stretches_fit(p) &&
-          rows_offsets_differ(p, dcol + offB[b_begin])) {
-        steps_of.template operator()<TB>([&](const char* sb, char* const* drows) {
-          tiles_through_stretches<E>([&](index_t a) { return [sb, oa, a](int i) { return sb + oa[a + i]; }; }, na,
-                                     drows);
-        });
-        return;
-      }
-    }
-#endif
     index_t b_from = b_begin;
     if constexpr (NT && Wide) {
       if (p.pairs && na % (2 * T) == 0) {
