@@ -902,8 +902,10 @@ BOOST_AUTO_TEST_CASE(line_tiles_joined_rows)
                     lv::kernels::joined_rows_step<E>(rows, na, drow);
                     index_t bad = 0;
                     for (index_t k = 0; k < B; ++k)
-                        for (index_t w = 0; w < na * D; ++w)
-                            bad += out[static_cast<std::size_t>(at[k] + w)] != src[static_cast<std::size_t>(w / D * B * D + k * D + w % D)];
+                        for (index_t w = 0; w < na * D; ++w) {  // dword w % D of row k's element w / D
+                            auto const want = src[static_cast<std::size_t>((w / D * B + k) * D + w % D)];
+                            bad += out[static_cast<std::size_t>(at[k] + w)] != want;
+                        }
                     index_t written = 0;
                     for (std::uint32_t const v : out) written += v != 0xA5A5A5A5u;
                     BOOST_TEST_CONTEXT("E " << E << ", na " << na << ", apart " << apart << ", m0 " << m0)

@@ -64,9 +64,9 @@ LAZYVIEW_ALWAYS_INLINE inline void paired_tiles(L line, D drow) {
 /// TB rows of B). line_out::stream: straight to the destination by streaming stores, no buffer.
 /// in_place: by plain stores, the tiles after the first shifted to whole lines of a misaligned
 /// destination as in transpose_block; 4- and 8-byte elements into rows at different offsets
-/// into a line, past L1, in steps of 8 rows joined into whole lines (joined_rows_step). stream_rows:
-/// per TB rows of B, the tiles land in a buffer whose rows share their destination rows'
-/// offsets within a line, then each row leaves by stream_row (whole lines streamed; an
+/// into a line, past L1, in steps of 8 rows joined into whole lines (joined_rows_step).
+/// stream_rows: per TB rows of B, the tiles land in a buffer whose rows share their destination
+/// rows' offsets within a line, then each row leaves by stream_row (whole lines streamed; an
 /// unfinished line at either end is carried between the units of a chunk, see line_carry, or
 /// stored plainly). Per TB rows of B, the destination row pointers are built once and the tiles
 /// sweep A; in place, where the unit's source rows crowd fewer cache sets than its destination
