@@ -48,12 +48,18 @@ inline bool joined_rows_fit(const engine_plan& p, index_t row_bytes) {
          p.transpose_bytes() >= joined_rows_min_bytes;
 }
 
+/// The destination rows of one step of joined_rows_step: for 4-byte elements half a whole-line
+/// tile's (line_micro<4>::TB / 2), for 8-byte elements a whole one's (line_micro<8>::TB). Not 16:
+/// two vectors of state a row, 16 rows of them did not stay in registers beside a tile's in the
+/// like kernel of streamed panels (stop 99, transpose_rotated_rows' way with 16-row state).
+inline constexpr int joined_step_rows = 8;
+
 #if defined(__AVX512F__)
 LAZYVIEW_AVX512_WARNINGS_OFF  // (GCC 12's false reports: config.hpp)
 
-/// One step of 8 destination rows drow[k], in place, across na >= 64 / E elements of A (E = 4 or
-/// 8) in tiles of 64 / E along A (line_micro<4>::half_tile_to, line_micro<8>::tile_to); `src(a)`:
-/// the tile's source rows at A index a, as those take them.
+/// One step of joined_step_rows (8) destination rows drow[k], in place, across na >= 64 / E
+/// elements of A (E = 4 or 8) in tiles of 64 / E along A (line_micro<4>::half_tile_to,
+/// line_micro<8>::tile_to); `src(a)`: the tile's source rows at A index a, as those take them.
 /// Per row, with m its offset into a line in dwords: the row's line t (from the line it starts
 /// in) takes the last m lanes of tile t - 1's vector and the first 16 - m of tile t's, joined by
 /// one two-source lane permute, and is stored whole; the row's first line takes lanes [m, 16) of
@@ -80,7 +86,8 @@ LAZYVIEW_AVX512_WARNINGS_OFF  // (GCC 12's false reports: config.hpp)
 template <int E, class Src>
 LAZYVIEW_ALWAYS_INLINE inline void joined_rows_step(Src src, index_t na, char* const* drow) {
   static_assert(E == 4 || E == 8);
-  constexpr int R = 8, TA = 64 / E, D = E / 4;  // rows, elements of A a tile, dwords an element
+  constexpr int R = joined_step_rows, TA = 64 / E, D = E / 4;  // elements of A a tile, dwords an element
+  static_assert(R == (E == 4 ? line_micro<4>::TB / 2 : line_micro<8>::TB));
   const index_t T = (na + TA - 1) / TA;
   const int last = D * static_cast<int>(na - TA * (T - 1));  // the last tile's new dwords, D-16
   const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);

@@ -109,7 +109,6 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   const index_t na = a_end - a_begin;
   const auto head_at = [&] { return Out == line_out::in_place ? aligned_head(p, dcol + offB[b_begin], E, 64) : 0; };
   index_t head = head_at();
-  const index_t steps = (b_end - b_begin + TB - 1) / TB;
   // in place or in panels, tiles of A each sweeping B (engine_plan::tiles_of_a, panels), the
   // unit's requests then a share per tile of A; else steps of B each sweeping A, requests a
   // share per step
@@ -122,14 +121,16 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
   // (a_major and half_steps exclude each other: half_steps_in_place asks for steps of B)
   constexpr bool can_half = Out == line_out::in_place && E == 4 && Wide;
   constexpr index_t TH = TB / 2;
+  const bool half = can_half && p.half_steps;
   // in place, 4- and 8-byte elements into rows at different offsets into a line, rows long
-  // enough: steps of 8 rows (4 bytes: half steps too), each row's tiles joined into whole lines
+  // enough: steps of joined_step_rows, each row's tiles joined into whole lines
   // (joined_rows_step; every rep's rows as far into a line as the first's, to a dword)
   constexpr bool can_join = Out == line_out::in_place && Wide && (E == 4 || E == 8);
   const bool joined = can_join && !a_major && (rep.n == 1 || rep.ds % 4 == 0) && joined_rows_fit(p, na * E) &&
                       rows_offsets_differ(p, dcol + offB[b_begin]);
-  const bool half = can_half && (p.half_steps || joined);
-  unit_requests<E> req(next, offA, a_major ? tiles_a : half ? (b_end - b_begin + TH - 1) / TH : steps);
+  const index_t step_rows = joined ? joined_step_rows : half ? TH : TB;  // rows of B a step
+  const index_t steps = (b_end - b_begin + step_rows - 1) / step_rows;
+  unit_requests<E> req(next, offA, a_major ? tiles_a : steps);
   // rows b, b+1, ... b+rows-1 of B across the unit's A; rows [0, skip) land in the buffer
   // but do not go out (register tiles' last step, moved back)
   const auto step_at = [&]<bool Part>(index_t b, int rows, int skip = 0) {
@@ -244,7 +245,7 @@ void transpose_lines(const engine_plan& p, const char* s, char* d, const index_t
 #if defined(__AVX512F__)
     if constexpr (can_join) {
       if (joined) {
-        steps_of.template operator()<8>([&](const char* sb, char* const* drows) {
+        steps_of.template operator()<joined_step_rows>([&](const char* sb, char* const* drows) {
           joined_rows_step<E>([&](index_t a) { return [sb, oa, a](int i) { return sb + oa[a + i]; }; }, na, drows);
         });
         return;
