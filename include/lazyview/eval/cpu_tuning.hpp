@@ -3,8 +3,8 @@
 // The hints were tuned on 2-core AMD Zen VMs (Zen 3, 4, 5), and most of them hold elsewhere; a few
 // choices turned the other way on an Intel Xeon VM (Emerald Rapids), whose hardware prefetchers
 // follow the streams of a transpose that the Zen tuning asks for by software (the rules and their
-// numbers: prefetch_next_unit and far_row_blocks there, and kernels::transpose_block_odd's requests
-// for streamed rows of odd-sized elements). Each engine plan records the tuning it was
+// numbers: prefetch_next_unit and far_row_blocks there, and odd_source_ahead_bytes, the requests
+// of streamed rows of odd-sized elements). Each engine plan records the tuning it was
 // made under (engine_plan::tune), so the rules are predicates of the plan like the others, and tests
 // pin both ways on any machine.
 //

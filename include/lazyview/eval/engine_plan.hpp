@@ -321,7 +321,7 @@ inline constexpr index_t dense_tile_rows_bytes = 4096;
 inline constexpr index_t dense_visit_bytes = 128;
 inline constexpr index_t dense_slice_bytes = 16384;
 /// Streamed transposes of odd-sized elements ask for each source row's lines this far ahead
-/// (kernels::transpose_block_odd).
+/// (kernels::transpose_block_odd, where odd_source_ahead_bytes says).
 inline constexpr index_t odd_rows_ahead_bytes = 512;
 
 constexpr bool is_pow2_upto64(index_t b) { return b == 1 || b == 2 || b == 4 || b == 8 || b == 16 || b == 32 || b == 64; }

@@ -223,17 +223,7 @@ void stage_rows_odd(const engine_plan& p, const char* s, char* d, const index_t*
 /// Streamed (p.nt: the unit's rows back to back, see use_streaming_stores), rows of
 /// odd_stage_min_a elements or more and up to half of odd_stage_bytes stage (stage_rows_odd);
 /// the others go through a line_writer (in pieces of up to gather_max_run_bytes), and each asks
-/// for its source rows' lines odd_rows_ahead_bytes on: those are na streams advancing R bytes a
-/// row, which the hardware prefetchers did not keep up with on the Zen VMs (the agents chain
-/// (600,7,500,6).permute(0,2,1,3), fp32, 1 thread: 13 -> 31 GB/s with the requests, streamed
-/// both ways; 15 in place without). Not under the intel tuning, whose L2 streamer follows that
-/// many streams by itself (eval/cpu_tuning.hpp): on the Intel Xeon VM (Emerald Rapids) the
-/// requests, one per source row and destination row, most for a line asked for already, cost
-/// more than they brought. bench/ab_headers, without against with, 1 thread, ROUNDS=11 BYTES=4e8,
-/// B/A medians: the agents chain 1.096x (quartiles 1.092-1.098; 1.097x in a second process),
-/// (700,700,7).permute(1,0,2) fp32 (rows of 19600 bytes, in pieces) 1.21x, (26,785,20,10)
-/// .permute(1,2,0,3) 1.015x, (40,10000,10).permute(1,0,2) 1.025x; 2 threads 1.04x and 1.01x;
-/// asking 2 KiB ahead instead read 0.965x.
+/// for its source rows' lines odd_source_ahead_bytes(p) on (none under the intel tuning).
 template <int K>
 void transpose_block_odd(const engine_plan& p, const char* s, char* d, const index_t* offA_all, const index_t* offB,
                          index_t a_begin, index_t a_end, index_t b_begin, index_t b_end, bool ahead) {
@@ -247,11 +237,12 @@ void transpose_block_odd(const engine_plan& p, const char* s, char* d, const ind
   if (p.nt) {
     line_writer<> w(dcol + offB[b_begin]);
     const index_t piece = gather_max_run_bytes / R;  // elements the writer takes at once
+    const index_t src_ahead = odd_source_ahead_bytes(p);
     for (index_t b = b_begin; b < b_end; ++b) {
       const char* const sb = s + b * R;
       const bool over = b + 1 < p.nB;
-      if (p.tune != tuning::intel)
-        for (index_t a = 0; a < na; ++a) prefetch_line(sb + offA[a] + odd_rows_ahead_bytes);
+      if (src_ahead != 0)
+        for (index_t a = 0; a < na; ++a) prefetch_line(sb + offA[a] + src_ahead);
       for (index_t a0 = 0; a0 < na; a0 += piece) {
         const index_t a1 = std::min(na, a0 + piece);
         row_odd<K>(sb, w.at(), offA + a0, a1 - a0, R, over);

@@ -23,6 +23,24 @@ inline constexpr index_t odd_stage_min_a = 64;
 
 }  // namespace kernels
 
+/// How far along its source rows a streamed transpose of odd-sized elements that goes through a
+/// line_writer (kernels::transpose_block_odd; not stage_rows_odd) asks for their lines, per
+/// destination row: odd_rows_ahead_bytes, but none under the intel tuning. Its source rows are
+/// na streams advancing one element a row, which the hardware prefetchers did not keep up with
+/// on the Zen VMs (the agents chain (600,7,500,6).permute(0,2,1,3), fp32, 1 thread: 13 -> 31
+/// GB/s with the requests, streamed both ways; 15 in place without). The Intel Xeon VM's
+/// (Emerald Rapids) L2 streamer follows that many streams by itself (eval/cpu_tuning.hpp), and
+/// there the requests, one per source row and destination row, most for a line asked for
+/// already, cost more than they brought: bench/ab_headers, without against with, 1 thread,
+/// ROUNDS=11 BYTES=4e8, B/A medians: the agents chain 1.096x (quartiles 1.092-1.098; 1.097x in
+/// a second process), (700,700,7).permute(1,0,2) fp32 (rows of 19600 bytes, in pieces) 1.21x,
+/// (26,785,20,10).permute(1,2,0,3) 1.015x, (40,10000,10).permute(1,0,2) 1.025x; 2 threads 1.04x
+/// and 1.01x; asking 2 KiB ahead instead read 0.965x.
+/// Example: the agents chain streamed under zen: 512; under intel: 0.
+inline index_t odd_source_ahead_bytes(const engine_plan& p) {
+  return p.tune == tuning::intel ? 0 : odd_rows_ahead_bytes;
+}
+
 /// Streamed transposes of odd-sized elements whose destination rows are long (A whole) take
 /// work units of about this many bytes of destination (at least a row): enough units for the
 /// threads where B is short ((300,3000,5).permute(1,0,2), rows of 6000 bytes, has 11 chunks of
