@@ -222,6 +222,95 @@ BOOST_AUTO_TEST_CASE(strided_plans_keep_the_nest)
             }
 }
 
+BOOST_AUTO_TEST_CASE(gather_table_lists_the_nests_sources)
+{
+    // FLUX pack (1,3,6,6) fp32: a nest of (3,3,3,2) 8-byte elements whose destination takes them
+    // back to back; the table is each one's source offset in that order.
+    std::vector<float> x(108);
+    const auto plan = lv::contiguous_plan(lv::physical(lv::fold(pack_chain(x.data(), 1, 3, 6, 6))));
+    lv::detail::nest_setup ns;
+    lv::make_nest(plan, 4, ns);
+    index_t off[lv::detail::engine_setup::max_offsets];
+    BOOST_TEST_REQUIRE(lv::gather_table(ns, off) == 54);
+    BOOST_TEST(ns.elem == 8);
+    // (source (3,6,6) of float pairs: channel 144 bytes, row pair 48, column pair 8, row 24)
+    index_t i = 0, bad = 0;
+    for (index_t h = 0; h < 3; ++h)
+        for (index_t w = 0; w < 3; ++w)
+            for (index_t c = 0; c < 3; ++c)
+                for (index_t r = 0; r < 2; ++r) bad += off[i++] != c * 144 + h * 48 + w * 8 + r * 24;
+    BOOST_TEST(bad == 0);
+    // A nest whose rows are longer than 4 (row kernels move those) keeps no table.
+    const auto longer = lv::contiguous_plan(lv::physical(lv::fold(lv::from_blob(x.data(), {5, 8, 2}).permute(1, 2, 0))));
+    lv::make_nest(longer, 4, ns);
+    BOOST_TEST(lv::gather_table(ns, off) == 0);
+}
+
+// copy(from_blob(x, {a, b, k}, {(b + pad) * k, k, 1}).permute(1, 0, 2), into (b, a, k)) of T: a
+// transpose of elements of k T's, rows b + pad apart; then twice more at other offsets in both
+// buffers (memo hits), each checked against the loop. Returns the memo's entry after the first
+// copy: whether it kept a nest, and its table's length (0: none), which the hits must keep.
+template <class T>
+std::pair<bool, index_t> transposes_through_the_memo(index_t a, index_t b, index_t k, index_t pad)
+{
+    const index_t row = (b + pad) * k;
+    const auto x = make_buffer<T>((a + 1) * row + 4 * k);
+    bool nest = false;
+    index_t gathered = 0;
+    auto run = [&](index_t so, index_t dof) {
+        std::vector<T> out(static_cast<std::size_t>(a * b * k + dof + 1), sentinel<T>());
+        auto e = lv::from_blob(x.data() + so, {a, b, k}, {row, k, 1}).permute(1, 0, 2);
+        auto to = lv::from_blob(out.data() + dof, {b, a, k});
+        lv::copy(e, to, lv::threads{1});
+        using S = std::remove_cvref_t<decltype(lv::detail::chain_of(e))>;
+        using D = std::remove_cvref_t<decltype(lv::detail::chain_of(to))>;
+        auto const& m = lv::detail::memo_of<S, D>();
+        nest = m.engine.nest.run != nullptr;
+        gathered = m.engine.gather ? m.engine.gathered : 0;
+        index_t bad = 0;
+        for (index_t i = 0; i < b; ++i)
+            for (index_t j = 0; j < a; ++j)
+                for (index_t q = 0; q < k; ++q)
+                    bad += !(out[static_cast<std::size_t>(dof + (i * a + j) * k + q)] ==
+                             x[static_cast<std::size_t>(so + j * row + i * k + q)]);
+        for (index_t q = 0; q < dof; ++q) bad += !(out[static_cast<std::size_t>(q)] == sentinel<T>());
+        bad += !(out[static_cast<std::size_t>(dof + a * b * k)] == sentinel<T>());
+        return bad;
+    };
+    index_t bad = run(0, 0);
+    const std::pair<bool, index_t> kept{nest, gathered};
+    bad += run(3, 1) + run(1, 2);
+    BOOST_TEST(bad == 0);
+    BOOST_TEST((std::pair<bool, index_t>{nest, gathered} == kept), "the hits kept the entry");
+    return kept;
+}
+
+BOOST_AUTO_TEST_CASE(small_nests_keep_a_table)
+{
+    // Transposes whose nest's innermost loop is a's (2 to 4 long) keep a table of its a * b
+    // elements where the nest ran, elements of 2, 4, 8 or 16 bytes and 256 of them at most: fp32
+    // with k = 1, 2, 4, fp64 with k = 1, 2, 16-bit with k = 1, 2, bytes with k = 4. Bytes alone,
+    // rows of 5 and 257 or more elements keep none. The hits run the table and must give the loop's values.
+    const index_t most = lv::detail::engine_setup::max_offsets;
+    for (index_t a : {1, 2, 3, 4})
+        for (index_t b : {2, 5, 64, 65})
+            BOOST_TEST_CONTEXT("(" << a << "," << b << ")")
+            {
+                auto expect_table = [&](std::pair<bool, index_t> got, bool wide_enough) {
+                    BOOST_TEST(got.second == (got.first && wide_enough && a > 1 && a * b <= most ? a * b : 0));
+                };
+                for (index_t k : {1, 2, 4}) expect_table(transposes_through_the_memo<float>(a, b, k, 1), true);
+                for (index_t k : {1, 2}) expect_table(transposes_through_the_memo<double>(a, b, k, 3), true);
+                for (index_t k : {1, 2}) expect_table(transposes_through_the_memo<std::uint16_t>(a, b, k, 1), true);
+                expect_table(transposes_through_the_memo<std::int8_t>(a, b, 4, 0), true);
+                expect_table(transposes_through_the_memo<std::int8_t>(a, b, 1, 1), false);
+            }
+    // rows of 5, the destination's (row kernels move them), and rows of 8 in source order
+    // (longer_loop_inside: the destination takes them 5 apart)
+    BOOST_TEST(transposes_through_the_memo<float>(5, 3, 1, 1).second == 0);
+    BOOST_TEST(transposes_through_the_memo<float>(5, 8, 1, 1).second == 0);
+}
+
 BOOST_AUTO_TEST_CASE(offsets_and_strides_change_the_key)
 {
     // Same sizes every time: only narrow's start (the plan's offset) or the leaf's strides differ.

@@ -184,7 +184,10 @@ bool overlaps(const fold_state<L1>& sf, const T* src, const fold_state<L2>& df, 
 template <class T, int K>
 bool run_memo(const plan_memo<K>& m, index_t diff, const T* src, T* dst, threads th) {
   if (!m.valid || diff != 0 || spans_intersect(src, m.slo, m.shi, dst, m.dlo, m.dhi)) return false;
-  if (m.engine.nest.run)
+  if (m.engine.gather)
+    m.engine.gather(m.engine.off, m.engine.gathered, reinterpret_cast<const char*>(src) + m.engine.nest.src_off,
+                    reinterpret_cast<char*>(dst) + m.engine.nest.dst_off);
+  else if (m.engine.nest.run)
     m.engine.nest(reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst));
   else if (m.engine.valid)
     run_engine_setup(m.engine.ep, m.engine.ep.kind == engine_plan::transpose ? m.engine.off : nullptr,

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "gather_table.hpp"
 #include "kernels.hpp"
 #include "make_engine_plan.hpp"
 #include "nest.hpp"
@@ -116,6 +117,7 @@ LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char
     if (keep) {
       keep->valid = false;
       make_nest(p, elem, keep->nest);
+      keep_gather_table(*keep);
       keep->nest(src, dst);
     } else {
       run_nest(p, src, dst, elem);
@@ -141,6 +143,7 @@ LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char
   std::vector<index_t> heap;
   if (keep) {
     keep->nest.run = nullptr;
+    keep->gather = nullptr;
     keep->valid = false;  // past never_streams_below the plan depends on the destination: not kept
   }
   if (keep && bytes < never_streams_below) {
@@ -149,6 +152,7 @@ LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char
     ::new (static_cast<void*>(&keep->ep)) engine_plan(make_engine_plan(p, elem));
     if (plan_takes_nest(keep->ep, bytes)) {
       make_nest(p, elem, keep->nest);
+      keep_gather_table(*keep);
       keep->nest(src, dst);
       return;
     }

@@ -107,10 +107,15 @@ struct nest_setup {
 /// destination's address) and a transpose's row offsets, when they fit.
 struct engine_setup {
   static constexpr int max_offsets = 256;
+  /// Moves n elements, element i from s + off[i] to d + i * (its size) (eval/gather_table.hpp).
+  using gather_kernel = void (*)(const index_t* off, index_t n, const char* s, char* d);
   bool valid;
   nest_setup nest;
+  gather_kernel gather;  ///< non-null: the kept nest runs as the table off[0, gathered)
+  index_t gathered;
   engine_plan ep;
-  index_t off[max_offsets];  ///< A's nA source offsets, then B's nB destination offsets
+  index_t off[max_offsets];  ///< A's nA source offsets, then B's nB destination offsets (or the
+                             ///< nest's table: the engine's and the nest's setups exclude each other)
 };
 
 /// One memo entry: the key, the plan, the element spans the overlap test reads, and the engine's
