@@ -123,7 +123,9 @@ BOOST_AUTO_TEST_CASE(nest_puts_the_longer_loop_inside)
     permuted(float{}, {5, 8, 8}, {1, 2, 0}, 64);
     permuted(std::uint8_t{}, {5, 16, 16}, {1, 2, 0}, 256);
     permuted(std::uint16_t{}, {6, 9, 11}, {2, 1, 0}, 9);
-    permuted(double{}, {7, 31, 1}, {1, 0, 2}, 31);
+    permuted(double{}, {5, 31, 1}, {1, 0, 2}, 31);
+    // but not rows of 8-byte elements that move two by two (pairs_come_first): (7,31).t() fp64
+    permuted(double{}, {7, 31, 1}, {1, 0, 2}, lv::kernels::pairs_rows() ? 7 : 31);
     // the innermost loop stays: as long as the other (8 and 8), unrolled (4, FLUX's pairs: 2),
     // or the longer already ((7,13,5).permute(2,0,1): (5,91), rows of 91)
     permuted(float{}, {8, 8, 1}, {1, 0, 2}, 8);
@@ -146,6 +148,68 @@ BOOST_AUTO_TEST_CASE(rank_5) { rank_case<5>(305, 5000, 6); }
 BOOST_AUTO_TEST_CASE(rank_6) { rank_case<6>(306, 5000, 6); }
 BOOST_AUTO_TEST_CASE(rank_7) { rank_case<7>(307, 5000, 5); }
 BOOST_AUTO_TEST_CASE(rank_8) { rank_case<8>(308, 5000, 5); }
+
+BOOST_AUTO_TEST_CASE(nest_moves_rows_two_by_two)
+{
+    // Rows of 8-byte elements whose loop around them reads the next element of the source move
+    // two at a time (kernels::move_row_pair), rows of 5 and more (pairs_rows_of), kept rather
+    // than turned where they are 6 or more or the other loop at most twice as long
+    // (pairs_come_first).
+#if defined(__SSE2__)
+    // The kernel alone: rows of 1 to 13 (AVX2's steps of four, their tail moved back, SSE2's of
+    // two, a lone element), from a source 4 bytes off 8 (FLUX's fp32 pairs), each row into a
+    // destination with sentinels on both sides.
+    for (index_t n = 1; n <= 13; ++n)
+        for (index_t const ss : {16, 24, 104}) {
+            std::vector<std::uint32_t> src(static_cast<std::size_t>(n * ss / 4 + 8));
+            for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::uint32_t>(i * 2654435761u + 1);
+            char const* const s = reinterpret_cast<char const*>(src.data()) + 4;
+            std::vector<std::uint64_t> d0(static_cast<std::size_t>(n + 2), 0xfefe), d1(static_cast<std::size_t>(n + 2), 0xfefe);
+            lv::kernels::move_row_pair(s, reinterpret_cast<char*>(d0.data() + 1), reinterpret_cast<char*>(d1.data() + 1),
+                                       lv::byte_loop{n, ss, 8});
+            index_t bad = 0;
+            for (index_t i = 0; i < n; ++i) {
+                std::uint64_t a, b;
+                std::memcpy(&a, s + i * ss, 8);
+                std::memcpy(&b, s + i * ss + 8, 8);
+                bad += d0[static_cast<std::size_t>(i + 1)] != a;
+                bad += d1[static_cast<std::size_t>(i + 1)] != b;
+            }
+            BOOST_TEST(bad == 0, "rows of " << n << ", " << ss << " bytes apart: " << bad << " wrong");
+            BOOST_TEST((d0.front() == 0xfefe && d0.back() == 0xfefe && d1.front() == 0xfefe && d1.back() == 0xfefe));
+        }
+#endif
+    // The nest: fp64 (a,b,c).permute(0,2,1), rows of b, c rows (odd c: a last row alone), from a
+    // source 8 bytes into its buffer; which kernel runs, and the values.
+    using lv::kernels::move_kind;
+    auto const paired = &lv::kernels::nest_loops<8, move_kind::fixed, 0, true>;
+    std::mt19937_64 g(311);
+    std::array<index_t, 3> const shapes[] = {{3, 5, 7}, {2, 7, 2}, {4, 6, 50}, {2, 5, 30}, {1, 9, 3},
+                                             {2, 13, 13}, {3, 4, 9}, {5, 3, 1}, {1, 5, 10}, {1, 5, 11}};
+    for (auto const& [a, b, c] : shapes) {
+        std::vector<double> src(static_cast<std::size_t>(a * b * c + 1));
+        for (auto& v : src) v = std::uniform_real_distribution<double>(-1, 1)(g);
+        double const* const p = src.data() + 1;
+        auto const e = lv::from_blob(p, {a, b, c}).permute(0, 2, 1);
+        auto const plan = lv::contiguous_plan(lv::physical(lv::fold(e)));
+        lv::detail::nest_setup ns;
+        lv::make_nest(plan, 8, ns);
+        bool const pairs = lv::kernels::pairs_rows() && b >= 5 && c >= 2 && (b >= 6 || c <= 2 * b);
+        std::vector<double> out(static_cast<std::size_t>(a * b * c + 2), -7.0);
+        lv::run_nest(plan, reinterpret_cast<char const*>(p), reinterpret_cast<char*>(out.data() + 1), 8);
+        index_t bad = 0;
+        for (index_t i = 0; i < a; ++i)
+            for (index_t k = 0; k < c; ++k)
+                for (index_t j = 0; j < b; ++j)
+                    bad += out[static_cast<std::size_t>(1 + (i * c + k) * b + j)] != p[(i * b + j) * c + k];
+        BOOST_TEST_CONTEXT("(" << a << "," << b << "," << c << ").permute(0,2,1) fp64")
+        {
+            BOOST_TEST((ns.run == paired) == pairs);
+            BOOST_TEST(bad == 0);
+            BOOST_TEST((out.front() == -7.0 && out.back() == -7.0));
+        }
+    }
+}
 
 #if defined(LAZYVIEW_TEST_GUARD_PAGES)
 BOOST_AUTO_TEST_CASE(odd_elements_next_to_unmapped_memory)

@@ -10,6 +10,7 @@
 #include "engine_plan.hpp"  // run_element, kernels::tile_of
 #include "plan_memo.hpp"    // detail::nest_setup
 #include "odd_kernels.hpp"
+#include "paired_rows.hpp"
 
 namespace lazyview {
 
@@ -159,13 +160,6 @@ inline bool narrow_units_take_nest(const engine_plan& e, index_t bytes, index_t 
   return side > 1 && std::min(e.nA, e.nB) < side;
 }
 
-/// Whether engine plan e of a copy of `bytes` runs as the nest after all (run_plain asks once
-/// the plan is made): small units (small_units_take_nest), narrow units
-/// (narrow_units_take_nest) or a small strided plan (strided_takes_nest).
-inline bool plan_takes_nest(const engine_plan& e, index_t bytes) {
-  return small_units_take_nest(e, bytes) || narrow_units_take_nest(e, bytes) || strided_takes_nest(e, bytes);
-}
-
 namespace kernels {
 
 /// How nest_loops moves one element: E bytes, R bytes by copy_odd<E> or copy_over<E> (E/2 < R <
@@ -185,7 +179,7 @@ enum class move_kind { fixed, odd, bytes };
 /// so where they are the first 3/4 of each cell of E (compact_row) or written there
 /// (expand_row).
 /// @pre n >= 1, every loop of size >= 1; N == 0 or N == l[n - 1].n.
-template <int E, move_kind M, int N = 0>
+template <int E, move_kind M, int N = 0, bool P = false>
 void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
   byte_loop in = l[n - 1];
   // Odd elements along a destination row (in.ds == R) move by copy_over but the row's last:
@@ -227,6 +221,15 @@ void nest_loops(const byte_loop* l, int n, const char* s, char* d, index_t R) {
         char* d1 = d2;
         LAZYVIEW_NO_UNROLL
         for (index_t j = 0; j < mid.n; ++j, s1 += mid.ss, d1 += mid.ds) {
+#if defined(__SSE2__)
+          if constexpr (P) {
+            if (j + 1 < mid.n) {
+              move_row_pair(s1, d1, d1 + mid.ds, in);
+              ++j, s1 += mid.ss, d1 += mid.ds;
+              continue;
+            }
+          }
+#endif
           if constexpr (M == move_kind::fixed && N == 0) {
             move_row_at<E>(K, s1, d1, in);
             continue;
@@ -276,6 +279,7 @@ inline void nest_bytes_only(const byte_loop*, int, const char* s, char* d, index
 /// loop around it besides its moves, so fewer, longer rows are cheaper; these copies (at most
 /// nest_untiled_bytes) lie in cache whichever side is read or written in order.
 /// @pre n >= 1.
+/// Rows of 8-byte elements that move two by two stay where pairs_come_first says so.
 /// Example: (5,8,8).permute(1,2,0) fp32, loops (64,5):(4,256):(20,4): 64 rows of 5 -> (5,64):
 /// (256,4):(4,20), 5 rows of 64.
 // Dynamic chain built and copied per call, 1 thread, g++ 12 -O3 -march=native, 2-core Zen 4 VM.
@@ -292,6 +296,28 @@ template <int E>
 void longer_loop_inside(byte_loop* l, int n) {
   if (n >= 2 && l[n - 1].n > 4 && l[n - 2].n > l[n - 1].n && kernels::row_stride_of<E>(l[n - 1]) == 0)
     std::swap(l[n - 1], l[n - 2]);
+}
+
+/// Whether a nest of 8-byte elements over loops l[0, n) moves its rows two at a time
+/// (kernels::move_row_pair): the loop around its rows reads the next element of the source
+/// (source stride 8) and its rows write destination rows (destination stride 8), as FLUX
+/// unpack's pairs do. Not rows of 4 or fewer (unrolled), whose moves ran as fast one by one.
+/// Example: FLUX unpack (1,7,14,14) fp32, (7,7,2,7):(16,784,8,112):(784,112,56,8): yes; FLUX
+/// pack, (7,7,7,2):(112,8,784,56):(784,112,16,8): no (the rows of 2 read 56 bytes apart).
+inline bool pairs_rows_of(const byte_loop* l, int n) {
+  return n >= 2 && l[n - 2].ss == 8 && l[n - 1].ds == 8 && l[n - 1].n > 4;
+}
+
+/// Whether a nest of 8-byte elements keeps its rows to move them two by two (pairs_rows_of)
+/// rather than put the longer loop inside (longer_loop_inside): rows of 6 or more, or of 5 whose
+/// loop around them is at most twice as long. bench/ab_headers, longer loop inside -> pairs, B/A
+/// medians of 15 rounds, fp64 (a,b,c).permute(0,2,1) (rows of b), 1 thread (2-core Intel Xeon
+/// VM, Emerald Rapids): (16,10,12) 1.86, (20,6,7) 1.71, (30,5,7) 1.46, (4,6,50) 1.19, (8,6,40)
+/// 1.16; but rows of 5 against rows 6 to 20 times as long: (6,5,30) 0.91, (5,5,38) 0.88,
+/// (3,5,100) 0.90, (4,5,60) 0.93.
+/// Example: (30,5,7).permute(0,2,1) fp64, (30,7,5):(280,8,56):(280,40,8): yes; (6,5,30): no.
+inline bool pairs_come_first(const byte_loop* l, int n) {
+  return pairs_rows_of(l, n) && (l[n - 1].n >= 6 || l[n - 2].n <= 2 * l[n - 1].n);
 }
 
 /// The nest that runs a plain plan of `size`-byte elements: the run contiguous on both sides, if
@@ -321,13 +347,18 @@ inline void make_nest(const loop_plan& p, index_t size, detail::nest_setup& ns) 
   // Fixed sizes, with the innermost loop unrolled where it is 2, 3 or 4 long, after
   // longer_loop_inside.
   auto fixed = [&]<int F>() -> detail::nest_setup::kernel {
-    longer_loop_inside<F>(l, n);
-    switch (l[n - 1].n) {
-      case 2: return nest_loops<F, move_kind::fixed, 2>;
-      case 3: return nest_loops<F, move_kind::fixed, 3>;
-      case 4: return nest_loops<F, move_kind::fixed, 4>;
-      default: return nest_loops<F, move_kind::fixed>;
-    }
+    if (!(F == 8 && kernels::pairs_rows() && pairs_come_first(l, n))) longer_loop_inside<F>(l, n);
+    const auto unrolled = [&]<bool P>() -> detail::nest_setup::kernel {
+      switch (l[n - 1].n) {
+        case 2: return nest_loops<F, move_kind::fixed, 2, P>;
+        case 3: return nest_loops<F, move_kind::fixed, 3, P>;
+        case 4: return nest_loops<F, move_kind::fixed, 4, P>;
+        default: return nest_loops<F, move_kind::fixed, 0, P>;
+      }
+    };
+    if constexpr (F == 8 && kernels::pairs_rows())
+      if (pairs_rows_of(l, n)) return unrolled.template operator()<true>();
+    return unrolled.template operator()<false>();
   };
   switch (E) {
     case 1: ns.run = fixed.template operator()<1>(); return;
@@ -343,6 +374,39 @@ inline void make_nest(const loop_plan& p, index_t size, detail::nest_setup& ns) 
     kernels::with_odd_class(E, [&]<int K>() { ns.run = nest_loops<K, move_kind::odd>; });
   else
     ns.run = nest_loops<1, move_kind::bytes>;
+}
+
+/// With whole-line tiles of 8-byte elements (AVX-512's 8 x 8), under the intel tuning: transposes
+/// up to nest_untiled_bytes whose units hold at most nest_unit_bytes and have neither side a
+/// multiple of the tile's 8, where the nest of plain plan p (of `size`-byte elements) moves its
+/// rows two by two (pairs_rows_of). Each side then ends in a tile moved back over indices done,
+/// so that a unit of 10 x 11 moves four tiles, 256 elements for 110, after its set-up, where the
+/// nest moves each element once, two rows a step.
+/// bench/ab_headers, engine -> nest, B/A medians of 11 rounds, 1 thread (2-core Intel Xeon VM,
+/// Emerald Rapids), three processes: FLUX unpack (1,5,22,22) fp32 1.34-1.44, fp64
+/// (16,10,12).permute(0,2,1) 1.66-2.06, (9,11,11) 1.79-1.89. Nests whose rows do not pair lost
+/// or read alike: FLUX pack (1,5,22,22) 0.93-1.02, (1,6,20,20) 0.79-1.02. A side of 8 or 16 kept
+/// the tiles, pairs or not: FLUX pack (1,4,24,24) (units 8 x 12) 0.74, unpack (1,8,16,16)
+/// (16 x 8) 0.73. Not measured on Zen.
+/// Example: FLUX unpack (1,5,22,22) fp32 (units 10 x 11, 880 bytes): yes; pack (rows of 2
+/// pairs): no; unpack (1,8,16,16): no.
+inline bool ragged_units_take_nest(const engine_plan& e, const loop_plan& p, index_t size, index_t bytes,
+                                   index_t untiled = nest_untiled_bytes) {
+  constexpr int side = kernels::line_tile_of(8);
+  if (side == 1 || e.kind != engine_plan::transpose || e.elem != 8 || e.tune != tuning::intel || bytes > untiled ||
+      e.nA * e.nB * e.elem > nest_unit_bytes || e.nA % side == 0 || e.nB % side == 0)
+    return false;
+  detail::nest_setup ns;
+  make_nest(p, size, ns);
+  return ns.elem == 8 && pairs_rows_of(ns.l, ns.n);
+}
+
+/// Whether engine plan e of plain plan p of `size`-byte elements, a copy of `bytes`, runs as the
+/// nest after all (run_plain asks once the plan is made): small units (small_units_take_nest, ragged_units_take_nest), narrow units
+/// (narrow_units_take_nest) or a small strided plan (strided_takes_nest).
+inline bool plan_takes_nest(const engine_plan& e, const loop_plan& p, index_t size, index_t bytes) {
+  return small_units_take_nest(e, bytes) || ragged_units_take_nest(e, p, size, bytes) || narrow_units_take_nest(e, bytes) ||
+         strided_takes_nest(e, bytes);
 }
 
 /// Runs a plain plan of `size`-byte elements as one loop nest (make_nest).
