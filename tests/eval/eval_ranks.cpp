@@ -152,9 +152,9 @@ BOOST_AUTO_TEST_CASE(rank_8) { rank_case<8>(308, 5000, 5); }
 BOOST_AUTO_TEST_CASE(nest_moves_rows_two_by_two)
 {
     // Rows of 8-byte elements whose loop around them reads the next element of the source move
-    // two at a time (kernels::move_row_pair), rows of 5 and more (pairs_rows_of), kept rather
-    // than turned where they are 6 or more or the other loop at most twice as long
-    // (pairs_come_first).
+    // two at a time (kernels::move_row_pair, pairs_rows_of), kept rather than turned where they
+    // are 6 or more or the other loop at most twice as long (pairs_come_first); rows of 4 or
+    // fewer get such a loop moved around them in nests of over 256 elements (pair_loop_inside).
 #if defined(__SSE2__)
     // The kernel alone: rows of 1 to 13 (AVX2's steps of four, their tail moved back, SSE2's of
     // two, a lone element), from a source 4 bytes off 8 (FLUX's fp32 pairs), each row into a
@@ -182,10 +182,17 @@ BOOST_AUTO_TEST_CASE(nest_moves_rows_two_by_two)
     // The nest: fp64 (a,b,c).permute(0,2,1), rows of b, c rows (odd c: a last row alone), from a
     // source 8 bytes into its buffer; which kernel runs, and the values.
     using lv::kernels::move_kind;
-    auto const paired = &lv::kernels::nest_loops<8, move_kind::fixed, 0, true>;
+    auto const paired = [](index_t rows) {
+        switch (rows) {
+            case 2: return &lv::kernels::nest_loops<8, move_kind::fixed, 2, true>;
+            case 3: return &lv::kernels::nest_loops<8, move_kind::fixed, 3, true>;
+            case 4: return &lv::kernels::nest_loops<8, move_kind::fixed, 4, true>;
+            default: return &lv::kernels::nest_loops<8, move_kind::fixed, 0, true>;
+        }
+    };
     std::mt19937_64 g(311);
-    std::array<index_t, 3> const shapes[] = {{3, 5, 7}, {2, 7, 2}, {4, 6, 50}, {2, 5, 30}, {1, 9, 3},
-                                             {2, 13, 13}, {3, 4, 9}, {5, 3, 1}, {1, 5, 10}, {1, 5, 11}};
+    std::array<index_t, 3> const shapes[] = {{3, 5, 7}, {2, 7, 2}, {4, 6, 50}, {2, 5, 30}, {1, 9, 3},  {2, 13, 13},
+                                             {3, 4, 9}, {5, 3, 1}, {1, 5, 10}, {1, 5, 11}, {6, 2, 40}, {1, 3, 1}};
     for (auto const& [a, b, c] : shapes) {
         std::vector<double> src(static_cast<std::size_t>(a * b * c + 1));
         for (auto& v : src) v = std::uniform_real_distribution<double>(-1, 1)(g);
@@ -194,7 +201,7 @@ BOOST_AUTO_TEST_CASE(nest_moves_rows_two_by_two)
         auto const plan = lv::contiguous_plan(lv::physical(lv::fold(e)));
         lv::detail::nest_setup ns;
         lv::make_nest(plan, 8, ns);
-        bool const pairs = lv::kernels::pairs_rows() && b >= 5 && c >= 2 && (b >= 6 || c <= 2 * b);
+        bool const pairs = lv::kernels::pairs_rows() && b >= 2 && c >= 2 && (b != 5 || c <= 2 * b);
         std::vector<double> out(static_cast<std::size_t>(a * b * c + 2), -7.0);
         lv::run_nest(plan, reinterpret_cast<char const*>(p), reinterpret_cast<char*>(out.data() + 1), 8);
         index_t bad = 0;
@@ -204,9 +211,42 @@ BOOST_AUTO_TEST_CASE(nest_moves_rows_two_by_two)
                     bad += out[static_cast<std::size_t>(1 + (i * c + k) * b + j)] != p[(i * b + j) * c + k];
         BOOST_TEST_CONTEXT("(" << a << "," << b << "," << c << ").permute(0,2,1) fp64")
         {
-            BOOST_TEST((ns.run == paired) == pairs);
+            BOOST_TEST((ns.run == paired(b)) == pairs);
             BOOST_TEST(bad == 0);
             BOOST_TEST((out.front() == -7.0 && out.back() == -7.0));
+        }
+    }
+    // FLUX pack fp32 (1,C,H,W): rows of 2 pairs (dh), the loop along W moved around them where
+    // the nest has over 256 pairs, whose rows then pair; not (1,3,6,6) (54 pairs: a table).
+    // (1,16,2,34): one row of pairs (C and dh joined, 32 long), whose loop along W reads the
+    // next pair as it is.
+    for (auto const& [C, H, W] : {std::array<index_t, 3>{7, 14, 14}, std::array<index_t, 3>{16, 8, 8},
+                                  std::array<index_t, 3>{3, 6, 6}, std::array<index_t, 3>{5, 22, 22},
+                                  std::array<index_t, 3>{2, 16, 18}, std::array<index_t, 3>{16, 2, 34}}) {
+        std::vector<float> x(static_cast<std::size_t>(C * H * W + 1));
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) * 0.5f;
+        float const* const p = x.data() + 1;  // pairs 4 bytes off 8
+        auto const e = lv::from_blob(p, {1, C, H, W}).view(1, C, H / 2, 2, W / 2, 2).permute(0, 2, 4, 1, 3, 5);
+        auto const plan = lv::contiguous_plan(lv::physical(lv::fold(e)));
+        lv::detail::nest_setup ns;
+        lv::make_nest(plan, 4, ns);
+        bool const pairs = lv::kernels::pairs_rows() && C * H * W / 2 > 256;
+        std::vector<float> out(static_cast<std::size_t>(C * H * W + 2), -7.0f);
+        lv::run_nest(plan, reinterpret_cast<char const*>(p), reinterpret_cast<char*>(out.data() + 1), 4);
+        index_t bad = 0, f = 0;
+        for (index_t h = 0; h < H / 2; ++h)
+            for (index_t w = 0; w < W / 2; ++w)
+                for (index_t c = 0; c < C; ++c)
+                    for (index_t dh = 0; dh < 2; ++dh)
+                        for (index_t dw = 0; dw < 2; ++dw)
+                            bad += out[static_cast<std::size_t>(1 + f++)] != p[(c * H + 2 * h + dh) * W + 2 * w + dw];
+        BOOST_TEST_CONTEXT("FLUX pack (1," << C << "," << H << "," << W << ") fp32")
+        {
+            BOOST_TEST(ns.elem == 8);
+            BOOST_TEST((ns.n >= 2 && ns.l[ns.n - 2].ss == 8) == pairs);
+            BOOST_TEST((ns.run == paired(ns.l[ns.n - 1].n)) == pairs);
+            BOOST_TEST(bad == 0);
+            BOOST_TEST((out.front() == -7.0f && out.back() == -7.0f));
         }
     }
 }

@@ -301,11 +301,38 @@ void longer_loop_inside(byte_loop* l, int n) {
 /// Whether a nest of 8-byte elements over loops l[0, n) moves its rows two at a time
 /// (kernels::move_row_pair): the loop around its rows reads the next element of the source
 /// (source stride 8) and its rows write destination rows (destination stride 8), as FLUX
-/// unpack's pairs do. Not rows of 4 or fewer (unrolled), whose moves ran as fast one by one.
+/// unpack's pairs do, and FLUX pack's once pair_loop_inside has moved its loop along W inward.
 /// Example: FLUX unpack (1,7,14,14) fp32, (7,7,2,7):(16,784,8,112):(784,112,56,8): yes; FLUX
-/// pack, (7,7,7,2):(112,8,784,56):(784,112,16,8): no (the rows of 2 read 56 bytes apart).
+/// pack, (7,7,7,2):(112,8,784,56):(784,112,16,8): no (the rows of 2 read 56 bytes apart), and
+/// yes as (7,7,7,2):(112,784,8,56):(784,16,112,8).
 inline bool pairs_rows_of(const byte_loop* l, int n) {
-  return n >= 2 && l[n - 2].ss == 8 && l[n - 1].ds == 8 && l[n - 1].n > 4;
+  return n >= 2 && l[n - 2].ss == 8 && l[n - 1].ds == 8 && l[n - 2].n >= 2 && l[n - 1].n >= 2;
+}
+
+/// In a nest of 8-byte elements whose rows write destination rows of 4 or fewer (unrolled) and
+/// whose loop around them does not read the next element, moves the innermost loop that does
+/// (source stride 8) to just around the rows, the others keeping their order, so that the rows
+/// pair (pairs_rows_of): FLUX pack's rows of 2 (the pair's two source rows, dh), whose loop
+/// along W reads the next pair. The destination is then written out of order, in cache at these
+/// sizes. Not in nests of max_offsets elements or fewer, which keep a table of their sources
+/// where the destination takes them in order (gather_table): FLUX pack (1,3,6,6) with the loop
+/// moved read 0.82 of its table. bench/ab_headers, before -> this (and ragged_units_take_nest
+/// for those that pair now), B/A medians of 11 rounds, 1 thread (2-core Intel Xeon VM, Emerald
+/// Rapids): FLUX pack (1,7,14,14) fp32 1.51, (1,5,22,22) 1.75, (1,6,20,20) 1.71, (1,16,8,8) 1.31.
+/// Example: FLUX pack (1,7,14,14) fp32, (7,7,7,2):(112,8,784,56):(784,112,16,8) ->
+/// (7,7,7,2):(112,784,8,56):(784,16,112,8).
+inline void pair_loop_inside(byte_loop* l, int n) {
+  if (n < 3 || l[n - 1].ds != 8 || l[n - 1].n > 4 || l[n - 2].ss == 8) return;
+  index_t count = 1;
+  for (int k = 0; k < n; ++k) count *= l[k].n;
+  if (count <= detail::engine_setup::max_offsets) return;
+  for (int k = n - 3; k >= 0; --k)
+    if (l[k].ss == 8 && l[k].n >= 2) {
+      const byte_loop x = l[k];
+      for (int m = k; m < n - 2; ++m) l[m] = l[m + 1];
+      l[n - 2] = x;
+      return;
+    }
 }
 
 /// Whether a nest of 8-byte elements keeps its rows to move them two by two (pairs_rows_of)
@@ -347,6 +374,7 @@ inline void make_nest(const loop_plan& p, index_t size, detail::nest_setup& ns) 
   // Fixed sizes, with the innermost loop unrolled where it is 2, 3 or 4 long, after
   // longer_loop_inside.
   auto fixed = [&]<int F>() -> detail::nest_setup::kernel {
+    if constexpr (F == 8 && kernels::pairs_rows()) pair_loop_inside(l, n);
     if (!(F == 8 && kernels::pairs_rows() && pairs_come_first(l, n))) longer_loop_inside<F>(l, n);
     const auto unrolled = [&]<bool P>() -> detail::nest_setup::kernel {
       switch (l[n - 1].n) {
@@ -385,11 +413,12 @@ inline void make_nest(const loop_plan& p, index_t size, detail::nest_setup& ns) 
 /// bench/ab_headers, engine -> nest, B/A medians of 11 rounds, 1 thread (2-core Intel Xeon VM,
 /// Emerald Rapids), three processes: FLUX unpack (1,5,22,22) fp32 1.34-1.44, fp64
 /// (16,10,12).permute(0,2,1) 1.66-2.06, (9,11,11) 1.79-1.89. Nests whose rows do not pair lost
-/// or read alike: FLUX pack (1,5,22,22) 0.93-1.02, (1,6,20,20) 0.79-1.02. A side of 8 or 16 kept
-/// the tiles, pairs or not: FLUX pack (1,4,24,24) (units 8 x 12) 0.74, unpack (1,8,16,16)
-/// (16 x 8) 0.73. Not measured on Zen.
-/// Example: FLUX unpack (1,5,22,22) fp32 (units 10 x 11, 880 bytes): yes; pack (rows of 2
-/// pairs): no; unpack (1,8,16,16): no.
+/// or read alike: FLUX pack (1,5,22,22) 0.93-1.02, (1,6,20,20) 0.79-1.02, before
+/// pair_loop_inside paired them (see there). A side of 8 or 16 kept the tiles, pairs or not:
+/// FLUX pack (1,4,24,24) (units 8 x 12) 0.74, unpack (1,8,16,16) (16 x 8) 0.73. Not measured
+/// on Zen.
+/// Example: FLUX unpack (1,5,22,22) fp32 (units 10 x 11, 880 bytes): yes, and pack (its rows
+/// paired by pair_loop_inside); unpack (1,8,16,16): no.
 inline bool ragged_units_take_nest(const engine_plan& e, const loop_plan& p, index_t size, index_t bytes,
                                    index_t untiled = nest_untiled_bytes) {
   constexpr int side = kernels::line_tile_of(8);
