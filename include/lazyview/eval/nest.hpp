@@ -431,11 +431,12 @@ inline bool ragged_units_take_nest(const engine_plan& e, const loop_plan& p, ind
 }
 
 /// Whether engine plan e of plain plan p of `size`-byte elements, a copy of `bytes`, runs as the
-/// nest after all (run_plain asks once the plan is made): small units (small_units_take_nest, ragged_units_take_nest), narrow units
-/// (narrow_units_take_nest) or a small strided plan (strided_takes_nest).
+/// nest after all (run_plain asks once the plan is made): small units (small_units_take_nest,
+/// ragged_units_take_nest), narrow units (narrow_units_take_nest) or a small strided plan
+/// (strided_takes_nest).
 inline bool plan_takes_nest(const engine_plan& e, const loop_plan& p, index_t size, index_t bytes) {
-  return small_units_take_nest(e, bytes) || ragged_units_take_nest(e, p, size, bytes) || narrow_units_take_nest(e, bytes) ||
-         strided_takes_nest(e, bytes);
+  return small_units_take_nest(e, bytes) || ragged_units_take_nest(e, p, size, bytes) ||
+         narrow_units_take_nest(e, bytes) || strided_takes_nest(e, bytes);
 }
 
 /// Runs a plain plan of `size`-byte elements as one loop nest (make_nest).
