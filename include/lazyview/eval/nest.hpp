@@ -372,10 +372,8 @@ inline void make_nest(const loop_plan& p, index_t size, detail::nest_setup& ns) 
     return;
   }
   // Fixed sizes, with the innermost loop unrolled where it is 2, 3 or 4 long, after
-  // longer_loop_inside.
+  // longer_loop_inside; 8-byte elements with their rows two by two where they pair.
   auto fixed = [&]<int F>() -> detail::nest_setup::kernel {
-    if constexpr (F == 8 && kernels::pairs_rows()) pair_loop_inside(l, n);
-    if (!(F == 8 && kernels::pairs_rows() && pairs_come_first(l, n))) longer_loop_inside<F>(l, n);
     const auto unrolled = [&]<bool P>() -> detail::nest_setup::kernel {
       switch (l[n - 1].n) {
         case 2: return nest_loops<F, move_kind::fixed, 2, P>;
@@ -384,8 +382,13 @@ inline void make_nest(const loop_plan& p, index_t size, detail::nest_setup& ns) 
         default: return nest_loops<F, move_kind::fixed, 0, P>;
       }
     };
-    if constexpr (F == 8 && kernels::pairs_rows())
+    if constexpr (F == 8 && kernels::pairs_rows()) {
+      pair_loop_inside(l, n);
+      if (!pairs_come_first(l, n)) longer_loop_inside<F>(l, n);
       if (pairs_rows_of(l, n)) return unrolled.template operator()<true>();
+    } else {
+      longer_loop_inside<F>(l, n);
+    }
     return unrolled.template operator()<false>();
   };
   switch (E) {
