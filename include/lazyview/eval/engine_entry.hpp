@@ -150,8 +150,7 @@ LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char
     // Built where the memo keeps it (a plan is 2 KB; copying it in cost a missed call 3%).
     static_assert(std::is_trivially_destructible_v<engine_plan>, "built over the old one without destroying it");
     ::new (static_cast<void*>(&keep->ep)) engine_plan(make_engine_plan(p, elem));
-    if (plan_takes_nest(keep->ep, p, elem, bytes)) {
-      make_nest(p, elem, keep->nest);
+    if (plan_takes_nest(keep->ep, p, elem, bytes, keep->nest)) {
       keep_gather_table(*keep);
       keep->nest(src, dst);
       return;
@@ -162,8 +161,8 @@ LAZYVIEW_ENGINE_LINKAGE void run_plain(const loop_plan& p, const char* src, char
     return;
   }
   engine_plan ep = make_engine_plan(p, elem);
-  if (plan_takes_nest(ep, p, elem, bytes)) {
-    run_nest(p, src, dst, elem);
+  if (detail::nest_setup ns; plan_takes_nest(ep, p, elem, bytes, ns)) {
+    ns(src, dst);
     return;
   }
   // Resolved once: threads{0} asks the system for its processor count, which glibc reads from /sys.

@@ -420,15 +420,16 @@ inline void make_nest(const loop_plan& p, index_t size, detail::nest_setup& ns) 
 /// pair_loop_inside paired them (see there). A side of 8 or 16 kept the tiles, pairs or not:
 /// FLUX pack (1,4,24,24) (units 8 x 12) 0.74, unpack (1,8,16,16) (16 x 8) 0.73. Not measured
 /// on Zen.
+/// ns: the nest of p, made here once the plan's own tests pass (ns.run null before them).
 /// Example: FLUX unpack (1,5,22,22) fp32 (units 10 x 11, 880 bytes): yes, and pack (its rows
 /// paired by pair_loop_inside); unpack (1,8,16,16): no.
 inline bool ragged_units_take_nest(const engine_plan& e, const loop_plan& p, index_t size, index_t bytes,
-                                   index_t untiled = nest_untiled_bytes) {
+                                   detail::nest_setup& ns, index_t untiled = nest_untiled_bytes) {
   constexpr int side = kernels::line_tile_of(8);
+  ns.run = nullptr;
   if (side == 1 || e.kind != engine_plan::transpose || e.elem != 8 || e.tune != tuning::intel || bytes > untiled ||
       e.nA * e.nB * e.elem > nest_unit_bytes || e.nA % side == 0 || e.nB % side == 0)
     return false;
-  detail::nest_setup ns;
   make_nest(p, size, ns);
   return ns.elem == 8 && pairs_rows_of(ns.l, ns.n);
 }
@@ -436,10 +437,17 @@ inline bool ragged_units_take_nest(const engine_plan& e, const loop_plan& p, ind
 /// Whether engine plan e of plain plan p of `size`-byte elements, a copy of `bytes`, runs as the
 /// nest after all (run_plain asks once the plan is made): small units (small_units_take_nest,
 /// ragged_units_take_nest), narrow units (narrow_units_take_nest) or a small strided plan
-/// (strided_takes_nest).
-inline bool plan_takes_nest(const engine_plan& e, const loop_plan& p, index_t size, index_t bytes) {
-  return small_units_take_nest(e, bytes) || ragged_units_take_nest(e, p, size, bytes) ||
-         narrow_units_take_nest(e, bytes) || strided_takes_nest(e, bytes);
+/// (strided_takes_nest). Where it does, ns holds the nest (make_nest: made once, also where
+/// ragged_units_take_nest needed it to decide); where not, ns.run is null.
+inline bool plan_takes_nest(const engine_plan& e, const loop_plan& p, index_t size, index_t bytes,
+                            detail::nest_setup& ns) {
+  if (small_units_take_nest(e, bytes) || narrow_units_take_nest(e, bytes) || strided_takes_nest(e, bytes)) {
+    make_nest(p, size, ns);
+    return true;
+  }
+  if (ragged_units_take_nest(e, p, size, bytes, ns)) return true;
+  ns.run = nullptr;
+  return false;
 }
 
 /// Runs a plain plan of `size`-byte elements as one loop nest (make_nest).
